@@ -1,0 +1,154 @@
+"""Sessions for the catena monorepo.
+
+The one command that runs every check (the README's test command, also what
+``.ci/run`` calls)::
+
+    python -m pip install nox && python -m nox -s lint typecheck tests-core tests
+
+Sessions:
+
+``lint``
+    ruff on the packages, the tests, the benchmarks and this file.
+``typecheck``
+    mypy on ``packages/*/src`` (configured in the root ``pyproject.toml``).
+``tests-core(numpy='2')``, ``tests-core(numpy='1.26')``
+    a fresh venv holding ONLY the ``catena`` distribution (installed from its
+    source tree as a user would get it, not editable) and the test tools; checks
+    that no plugin is installed, then runs ``pytest tests/core``. This proves
+    the core works alone, on NumPy 2 and on NumPy 1.26.
+``tests``
+    all five distributions installed editable with onnxruntime and h5py; runs
+    ``pytest tests``. CUDA tests skip themselves without a GPU.
+``tests-gpu(cuda='12')``, ``tests-gpu(cuda='13')``
+    not part of the default run: ``tests`` with CuPy for that CUDA major
+    version, on the Python that runs nox (the GPU machine has 3.12).
+``bench``
+    not part of the default run: core plus a pinned PyTorch CPU build, then
+    ``python benchmarks/run.py`` (arguments after ``--`` are passed on, e.g.
+    ``nox -s bench -- --quick --check``).
+
+Every session runs on Python 3.11 (what CI has). On a machine with another
+interpreter, force one with ``nox -P 3.12 -s tests``. Arguments after ``--``
+go to pytest in the test sessions (``nox -s tests -- -x -k relu``).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+
+import nox
+
+nox.needs_version = ">=2024.3.2"
+nox.options.default_venv_backend = "venv"
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = ["lint", "typecheck", "tests-core", "tests"]
+
+ROOT = pathlib.Path(__file__).resolve().parent
+PYTHON = "3.11"
+
+# Folder under packages/ for each distribution, core first.
+PACKAGES = {
+    "catena": "core",
+    "catena-cuda": "backend-cuda",
+    "catena-intel64": "backend-intel64",
+    "catena-zoo": "zoo",
+    "catena-onnx": "onnx-export",
+}
+
+# Pinned so that a new release of a tool never turns CI red by itself.
+RUFF = "ruff==0.17.5"
+MYPY = "mypy==2.4.1"
+# The benchmark compares against this exact PyTorch release (a CPU wheel).
+TORCH = "torch==2.13.0"
+
+TEST_TOOLS = ["pytest>=7.4", "scipy>=1.10", "hypothesis"]
+NUMPY_SPECS = {"2": "numpy>=2", "1.26": "numpy==1.26.*"}
+
+NO_PLUGIN_CHECK = (
+    "import importlib.metadata as m; "
+    "eps = list(m.entry_points(group='catena')); "
+    "assert not eps, f'plugins installed in a core-only venv: {eps}'"
+)
+
+
+def _package_dir(session: nox.Session, dist: str) -> str:
+    folder = ROOT / "packages" / PACKAGES[dist]
+    if not (folder / "pyproject.toml").is_file():
+        session.error(f"{dist}: {folder / 'pyproject.toml'} is missing")
+    return str(folder.relative_to(ROOT))
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """Run ruff over every Python file we own."""
+    session.install(RUFF)
+    targets = [p for p in ("packages", "tests", "benchmarks") if (ROOT / p).is_dir()]
+    session.run("ruff", "check", *targets, "noxfile.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """Run mypy over packages/*/src.
+
+    The sources are found through ``mypy_path`` (root pyproject.toml), so only
+    the core's runtime dependencies are installed; optional and GPU-only
+    modules are listed under ``ignore_missing_imports``.
+    """
+    session.install(MYPY, "numpy>=2", "pluggy>=1.3")
+    sources = sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "packages").glob("*/src") if p.is_dir()
+    )
+    if not sources:
+        session.error("no packages/*/src folder found")
+    session.run("mypy", *sources, *session.posargs)
+
+
+@nox.session(name="tests-core", python=PYTHON)
+@nox.parametrize("numpy", list(NUMPY_SPECS))
+def tests_core(session: nox.Session, numpy: str) -> None:
+    """Test the core alone (no plugin installed) on one NumPy major line."""
+    core = _package_dir(session, "catena")
+    # setuptools builds in-tree and never prunes build/lib: a module deleted
+    # from src/ would otherwise still ship in the wheel tested here.
+    shutil.rmtree(ROOT / core / "build", ignore_errors=True)
+    session.install(f"./{core}", NUMPY_SPECS[numpy], *TEST_TOOLS)
+    session.run(
+        "python",
+        "-c",
+        f"import numpy; assert numpy.__version__.startswith('{numpy}'), numpy.__version__",
+    )
+    session.run("python", "-c", NO_PLUGIN_CHECK)
+    session.run("pytest", "tests/core", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """Test everything together: all five distributions, editable."""
+    editable: list[str] = []
+    for dist in PACKAGES:
+        editable += ["-e", _package_dir(session, dist)]
+    session.install(*editable, *TEST_TOOLS, "h5py", "onnxruntime")
+    session.run("pytest", "tests", *session.posargs)
+
+
+@nox.session(name="tests-gpu", python=None)
+@nox.parametrize("cuda", ["12", "13"])
+def tests_gpu(session: nox.Session, cuda: str) -> None:
+    """Like ``tests``, with CuPy for CUDA 12.x or 13.x (a GPU machine's own Python)."""
+    editable: list[str] = []
+    for dist in PACKAGES:
+        folder = _package_dir(session, dist)
+        if dist == "catena-cuda":
+            folder += f"[cuda{cuda}]"
+        editable += ["-e", folder]
+    session.install(*editable, *TEST_TOOLS, "h5py", "onnxruntime")
+    session.run("python", "-m", "catena", "info", success_codes=[0, 1])
+    session.run("pytest", "tests", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Benchmark catena against PyTorch (CPU) in the same run."""
+    session.install("-e", _package_dir(session, "catena"), TORCH)
+    session.run("python", "benchmarks/run.py", *session.posargs)

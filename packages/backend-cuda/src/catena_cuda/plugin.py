@@ -1,0 +1,38 @@
+"""catena-cuda's hook implementations.
+
+Only hook implementations live here, and nothing heavy is imported at module
+level: CuPy is imported inside the hooks, when catena first needs a device.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from catena.plugins import hookimpl
+
+
+@hookimpl
+def catena_register_device_types() -> list[type]:
+    from catena_cuda import device
+
+    return [device.registered_type()]
+
+
+@hookimpl
+def catena_backend_modules() -> dict[str, types.ModuleType]:
+    import catena_cuda
+
+    return {'cuda': catena_cuda}
+
+
+@hookimpl
+def catena_test_backend_params() -> list[dict[str, Any]]:
+    return [{'device': '@cupy:0', 'marks': ['gpu']}]
+
+
+@hookimpl
+def catena_runtime_info() -> list[str]:
+    from catena_cuda import _runtime
+
+    return _runtime.runtime_info()

@@ -1,0 +1,44 @@
+"""catena-intel64's hook implementations.
+
+Only hook implementations live here, and nothing heavy is imported at module
+level: oneDNN is loaded inside the hooks, when catena first needs it.
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from catena.plugins import hookimpl
+
+
+@hookimpl
+def catena_register_device_types() -> list[type]:
+    from catena_intel64.device import Intel64Device
+
+    return [Intel64Device]
+
+
+@hookimpl
+def catena_backend_modules() -> dict[str, types.ModuleType]:
+    import catena_intel64
+
+    return {'intel64': catena_intel64}
+
+
+@hookimpl
+def catena_test_backend_params() -> list[dict[str, Any]]:
+    return [{'device': '@intel64', 'marks': ['ideep']}]
+
+
+@hookimpl
+def catena_runtime_info() -> list[str]:
+    from catena_intel64 import _dnnl
+
+    reason = _dnnl.load_error()
+    if reason is not None:
+        return [f'oneDNN: unavailable ({reason})']
+    version = _dnnl.dnnl_version()
+    commit = f' ({version.hash})' if version.hash else ''
+    return [f'oneDNN: {version}{commit}, CPU runtime {version.cpu_runtime}, '
+            f'ISA {_dnnl.effective_cpu_isa()} ({_dnnl.library_path()})']

@@ -1,0 +1,94 @@
+"""catena: a define-by-run deep-learning framework with Chainer v7's API.
+
+``import catena`` loads no plugin; plugins load on first need (a device
+lookup, a kernel dispatch, runtime information).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena import _config_keys
+from catena._dtype import get_compute_mode, get_dtype, mixed16
+from catena._version import __version__
+from catena.backends._kernel import Fallback
+from catena.configuration import config, global_config, using_config
+from catena.plugins import hookimpl, hookspec
+
+_config_keys.apply(_config_keys.CORE_KEYS, global_config)
+
+from catena import backend  # noqa: E402
+from catena._backprop import backward, force_backprop_mode, grad, no_backprop_mode  # noqa: E402
+from catena._function_hooks import get_function_hooks  # noqa: E402
+from catena.backend import (  # noqa: E402
+    get_array_types, get_cpu_array_types, get_device, is_arrays_compatible, using_device,
+)
+from catena.device_resident import DeviceResident  # noqa: E402
+from catena.function import Function, FunctionAdapter  # noqa: E402
+from catena.function_hook import FunctionHook  # noqa: E402
+from catena.function_node import FunctionNode  # noqa: E402
+from catena.initializers import Initializer  # noqa: E402
+from catena.parameter import Parameter  # noqa: E402
+from catena.variable import Variable, as_array, as_variable  # noqa: E402
+from catena import functions  # noqa: E402,F401
+from catena import variable  # noqa: E402,F401
+
+
+def is_debug() -> bool:
+    """Returns whether debug mode (``catena.config.debug``) is on."""
+    return bool(config.debug)
+
+
+def set_debug(debug: bool) -> None:
+    """Turns debug mode on or off for the current thread.
+
+    In debug mode, every forward and backward result is checked for NaN and
+    Inf, and the error names the FunctionNode and the stage.
+    """
+    config.debug = debug
+
+
+def should_use_cudnn(level: str, lowest_version: int = 0) -> bool:
+    """Whether cuDNN should be used at ``level`` ('==always' or '>=auto').
+
+    Always False without catena-cuda.
+    """
+    try:
+        decide = cuda.should_use_cudnn
+    except AttributeError:
+        return False
+    return bool(decide(level, lowest_version))
+
+
+def should_use_cudnn_tensor_core(dtype: Any) -> bool:
+    """Whether cuDNN should use Tensor Cores for ``dtype``; False without catena-cuda."""
+    try:
+        decide = cuda.should_use_cudnn_tensor_core
+    except AttributeError:
+        return False
+    return bool(decide(dtype))
+
+
+def print_runtime_info(out: Any = None) -> None:
+    """Prints versions, plugins (loaded or failed, with the reason) and devices.
+
+    Args:
+        out: A writable text stream (default: standard output).
+    """
+    from catena import _runtime_info
+
+    _runtime_info.print_runtime_info(out)
+
+
+from catena import backends  # noqa: E402
+from catena.backends import cuda, intel64  # noqa: E402,F401  (cheap shims; load no plugin)
+
+__all__ = [
+    'DeviceResident', 'Fallback', 'Function', 'FunctionAdapter', 'FunctionHook', 'FunctionNode',
+    'Initializer', 'Parameter', 'Variable', 'as_array', 'as_variable', 'backend', 'backward',
+    'config', 'force_backprop_mode', 'get_array_types', 'get_compute_mode',
+    'get_cpu_array_types', 'get_device', 'get_dtype', 'get_function_hooks', 'global_config',
+    'grad', 'hookimpl', 'hookspec', 'is_arrays_compatible', 'is_debug', 'mixed16',
+    'no_backprop_mode', 'print_runtime_info', 'set_debug', 'should_use_cudnn',
+    'should_use_cudnn_tensor_core', 'using_config', 'using_device', '__version__',
+]

@@ -1,0 +1,157 @@
+"""``TimerHook``: the elapsed time of every function, forward and backward."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+from catena import function_hook
+
+_UNITS = {'sec': 1.0, 'ms': 1e3, 'us': 1e6, 'ns': 1e9}
+
+
+def _impl_name(function: Any) -> str:
+    """The class name of the function (of the wrapped Function for an adapter)."""
+    adapted = getattr(function, '_function', None)
+    return type(adapted if adapted is not None else function).__name__
+
+
+def _synchronizer(arrays: tuple[Any, ...]) -> Any:
+    """Returns a callable that waits for the device of ``arrays``, or None.
+
+    Timing an asynchronous device (a GPU) needs a barrier before reading the
+    clock. A Device may offer ``synchronize()`` itself or through the native
+    device object in its ``device`` attribute (as CuPy devices do); host
+    devices offer neither and need none.
+    """
+    from catena import backend
+
+    for array in arrays:
+        if array is None:
+            continue
+        device = backend.get_device_from_array(array)
+        sync = getattr(device, 'synchronize', None)
+        if sync is None:
+            sync = getattr(getattr(device, 'device', None), 'synchronize', None)
+        return sync
+    return None
+
+
+class TimerHook(function_hook.FunctionHook):
+    """Measures the time every function takes in forward and in backward.
+
+    Each forward or backward call adds a ``(function name, seconds)`` pair to
+    :attr:`call_history`. When one function runs inside another (the
+    backward of a function applies other functions), both are recorded, but
+    :meth:`total_time` counts only the outermost one.
+
+    On an asynchronous device the hook synchronizes the device before reading
+    the clock, so the times include the device's work.
+
+    Attributes:
+        call_history: The list of ``(function name, elapsed seconds)``. Only
+            names are kept, so the hook holds no reference to the graph.
+
+    .. admonition:: Example
+
+        >>> from catena.function_hooks import TimerHook
+        >>> with TimerHook() as hook:
+        ...     y = model(x)
+        ...     y.backward()
+        >>> hook.print_report()  # doctest: +SKIP
+        FunctionName  ElapsedTime  Occurrence
+                Tanh      0.05ms           1
+    """
+
+    name = 'TimerHook'
+    table = dict(_UNITS)
+
+    def __init__(self) -> None:
+        self.call_history: list[tuple[str, float]] = []
+        self._running: list[tuple[float, Any]] = []
+        self._total_time = 0.0
+
+    def _start(self, arrays: tuple[Any, ...]) -> None:
+        sync = _synchronizer(arrays)
+        if sync is not None:
+            sync()
+        self._running.append((time.perf_counter(), sync))
+
+    def _stop(self, function: Any) -> None:
+        start, sync = self._running.pop()
+        if sync is not None:
+            sync()
+        elapsed = time.perf_counter() - start
+        self.call_history.append((_impl_name(function), elapsed))
+        if not self._running:
+            self._total_time += elapsed
+
+    def forward_preprocess(self, function: Any, in_data: tuple[Any, ...]) -> None:
+        self._start(in_data)
+
+    def forward_postprocess(self, function: Any, in_data: tuple[Any, ...]) -> None:
+        self._stop(function)
+
+    def backward_preprocess(self, function: Any, in_data: tuple[Any, ...],
+                            out_grad: tuple[Any, ...]) -> None:
+        self._start(tuple(in_data) + tuple(out_grad))
+
+    def backward_postprocess(self, function: Any, in_data: tuple[Any, ...],
+                             out_grad: tuple[Any, ...]) -> None:
+        self._stop(function)
+
+    def total_time(self) -> float:
+        """Returns the total elapsed seconds of the outermost calls."""
+        return self._total_time
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        """Returns ``{function name: {'elapsed_time': seconds, 'occurrence': count}}``.
+
+        The names appear in the order of their first call.
+        """
+        summary: dict[str, dict[str, Any]] = {}
+        for function_name, elapsed in self.call_history:
+            record = summary.setdefault(function_name, {'elapsed_time': 0.0, 'occurrence': 0})
+            record['elapsed_time'] += elapsed
+            record['occurrence'] += 1
+        return summary
+
+    @staticmethod
+    def _choose_unit(seconds: float) -> tuple[float, str]:
+        for unit in ('sec', 'ms', 'us'):
+            if seconds * _UNITS[unit] >= 1:
+                return _UNITS[unit], unit
+        return _UNITS['ns'], 'ns'
+
+    def print_report(self, unit: str = 'auto', file: TextIO | None = None) -> None:
+        """Prints a table of the time and the number of calls of each function.
+
+        Args:
+            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``, or ``'auto'`` to
+                pick for each row the largest unit in which the time is at
+                least 1.
+            file: A writable text stream (default: the current standard
+                output).
+        """
+        if unit != 'auto' and unit not in _UNITS:
+            raise ValueError(f"unit must be 'auto' or one of {', '.join(_UNITS)}; got {unit!r}")
+        file = sys.stdout if file is None else file
+        rows = [('FunctionName', 'ElapsedTime', 'Occurrence')]
+        for function_name, record in self.summary().items():
+            seconds = record['elapsed_time']
+            if unit == 'auto':
+                factor, shown_unit = self._choose_unit(seconds)
+            else:
+                factor, shown_unit = _UNITS[unit], unit
+            rows.append((function_name, f'{seconds * factor:3.2f}{shown_unit}',
+                         str(record['occurrence'])))
+        widths = [max(len(row[column]) for row in rows) for column in range(3)]
+        for row in rows:
+            file.write('  '.join(cell.rjust(width) for cell, width in zip(row, widths)) + '\n')
+        flush = getattr(file, 'flush', None)
+        if flush is not None:
+            flush()
+
+
+__all__ = ['TimerHook']

@@ -1,0 +1,361 @@
+"""Differentiable operations (:class:`FunctionNode`)."""
+
+from __future__ import annotations
+
+import traceback
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy
+
+from catena import _function_hooks
+from catena.backends import _registry
+from catena.backends._kernel import Fallback
+from catena.configuration import config
+from catena.utils import type_check
+from catena.variable import Variable
+from catena.variable_node import VariableNode
+
+
+def _new_output(array: Any, requires_grad: bool) -> Variable:
+    variable = Variable.__new__(Variable)
+    variable._data = array
+    variable._node = None
+    variable._grad_var = None
+    variable._requires_grad = requires_grad
+    variable._name = None
+    variable._loss_scale = None
+    return variable
+
+
+def _as_input_variable(x: Any) -> Variable:
+    if isinstance(x, Variable):
+        return x
+    if x is None:
+        raise TypeError('an input of a FunctionNode is None; expected a Variable or an array')
+    return Variable(x, requires_grad=False)
+
+
+class FunctionNode:
+    """A differentiable operation: a node of the computational graph.
+
+    A subclass implements :meth:`forward` on arrays and :meth:`backward` on
+    Variables (built from other FunctionNodes, so that double backprop works),
+    and optionally :meth:`check_type_forward`. Call :meth:`apply` to run it.
+
+    Attributes:
+        inputs: The input :class:`VariableNode` objects (after ``apply``).
+        outputs: Weak references to the output VariableNodes.
+        rank: The topological order of the node in the graph.
+    """
+
+    inputs: tuple[VariableNode, ...] | None = None
+    outputs: tuple[weakref.ref, ...] | None = None
+    rank = 0
+    stack: Any = None
+    lazy_grad_sum = False
+    _input_indexes_to_retain: Sequence[int] | None = None
+    _output_indexes_to_retain: Sequence[int] | None = None
+    _retained_output_data: tuple[Any, ...] | None = None
+    _local_function_hooks: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------------ apply
+
+    def apply(self, inputs: Iterable[Any]) -> tuple[Variable, ...]:
+        """Computes the outputs and, when backprop is enabled, records the node.
+
+        Args:
+            inputs: Variables or arrays. Arrays are treated as variables that
+                do not require grad.
+
+        Returns:
+            tuple: The output Variables.
+        """
+        input_vars = [x if x.__class__ is Variable else _as_input_variable(x) for x in inputs]
+        in_data = tuple([x._data for x in input_vars])
+        requires_grad = False
+        for x in input_vars:
+            if x._requires_grad:
+                requires_grad = True
+                break
+
+        if in_data:
+            first_type = in_data[0].__class__
+            for array in in_data:
+                if array.__class__ is not first_type:
+                    self._check_same_device(in_data)
+                    break
+        if config.type_check:
+            try:
+                self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
+            except Exception as error:  # noqa: BLE001 - diagnose re-raises with a message
+                type_check.diagnose(self.check_type_forward, in_data, self.label, 'Forward',
+                                    error)
+
+        if _function_hooks.n_registered or self._local_function_hooks:
+            hooks = _function_hooks.active_hooks(self)
+            for hook in hooks:
+                hook.forward_preprocess(self, in_data)
+        else:
+            hooks = ()
+
+        if self.__class__ in _registry.kernel_node_classes and in_data:
+            outputs = self._forward_with_kernel(in_data)
+        else:
+            outputs = self.forward(in_data)
+        if outputs.__class__ is not tuple:
+            raise TypeError(f'forward output must be a tuple ({self.label})\n'
+                            f'Actual: {type(outputs)}')
+        if config.debug:
+            self._check_finite('Forward', outputs)
+            self.stack = traceback.extract_stack()[:-1]
+        for hook in hooks:
+            hook.forward_postprocess(self, in_data)
+
+        ret = tuple([_new_output(y, requires_grad) for y in outputs])
+        if requires_grad and config.enable_backprop:
+            self._record(input_vars, ret, in_data, outputs)
+        return ret
+
+    def _record(self, input_vars: list[Variable], ret: tuple[Variable, ...],
+                in_data: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
+        """Wires this node into the graph between its inputs and outputs."""
+        nodes = [x._node or x.node for x in input_vars]
+        rank = 0
+        for node in nodes:
+            if node.rank > rank:
+                rank = node.rank
+        self.rank = rank
+        self.inputs = tuple(nodes)
+        output_refs = []
+        for y in ret:
+            node = y._node = VariableNode(y)
+            node.creator_node = self
+            node.rank = rank + 1
+            output_refs.append(weakref.ref(node))
+        self.outputs = tuple(output_refs)
+
+        retain = self._input_indexes_to_retain
+        if retain is not None:
+            for index in retain:
+                nodes[index].data = in_data[index]
+        retain = self._output_indexes_to_retain
+        if retain is not None:
+            self._retained_output_data = tuple([outputs[index] for index in retain])
+
+    def _forward_with_kernel(self, in_data: tuple[Any, ...]) -> Any:
+        """Runs the kernel registered for the inputs' device type, if any, unless
+        its configuration says 'never' or it declines."""
+        kernel = _registry.kernels.get((self.__class__, in_data[0].__class__))
+        if kernel is not None and (kernel.config_key is None
+                                   or getattr(config, kernel.config_key) != 'never'):
+            outputs = kernel.forward(self, in_data)
+            if outputs is not Fallback:
+                return outputs
+            self._input_indexes_to_retain = None
+            self._output_indexes_to_retain = None
+        return self.forward(in_data)
+
+    def _check_same_device(self, in_data: tuple[Any, ...]) -> None:
+        from catena import backend
+
+        devices = [backend.get_device_from_array(array) for array in in_data]
+        if any(device != devices[0] for device in devices):
+            where = ', '.join(f'input {i} on {device}' for i, device in enumerate(devices))
+            raise ValueError(
+                f'{self.label} (Forward): the inputs live on different devices: {where}. '
+                'Move them to one device first (Variable.to_device or catena.backend.copyto).')
+
+    def _check_finite(self, stage: str, arrays: Iterable[Any]) -> None:
+        from catena import backend
+
+        for index, array in enumerate(arrays):
+            if array is None or getattr(array, 'dtype', None) is None:
+                continue
+            if array.dtype.kind != 'f' and array.dtype.kind != 'c':
+                continue
+            host = backend.get_device_from_array(array).to_numpy(array)
+            if not numpy.isfinite(host).all():
+                what = 'NaN' if numpy.isnan(host).any() else 'Inf'
+                raise RuntimeError(
+                    f'{what} is detected in the {stage.lower()} result {index} of '
+                    f'{self.label} ({stage}). Debug mode (catena.config.debug) checks every '
+                    'result; the inputs may be out of the function\'s domain.')
+
+    # --------------------------------------------------- methods to implement
+
+    @property
+    def label(self) -> str:
+        """A short name of the function (the class name by default)."""
+        return self.__class__.__name__
+
+    def check_type_forward(self, in_types: Any) -> None:
+        """Checks the input types with :mod:`catena.utils.type_check` (default: none)."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the output arrays from the input arrays.
+
+        The default calls the legacy method that the inputs' device type names
+        (``forward_cpu`` for NumPy arrays, ``forward_gpu`` for CuPy arrays).
+
+        Args:
+            inputs: The input arrays.
+
+        Returns:
+            tuple: The output arrays.
+        """
+        device_type = _registry.device_type_of(inputs[0]) if inputs else None
+        method = device_type.legacy_forward if device_type is not None else 'forward_cpu'
+        return getattr(self, method)(inputs)  # type: ignore[no-any-return]
+
+    def forward_cpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the outputs for CPU arrays (legacy API)."""
+        raise NotImplementedError(f'{self.label} implements neither forward nor forward_cpu')
+
+    def forward_gpu(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Computes the outputs for GPU arrays (legacy API)."""
+        raise NotImplementedError(f'{self.label} implements neither forward nor forward_gpu')
+
+    def backward(self, target_input_indexes: tuple[int, ...],
+                 grad_outputs: tuple[Variable | None, ...]) -> tuple[Variable | None, ...]:
+        """Computes gradients of the inputs from gradients of the outputs.
+
+        Args:
+            target_input_indexes: The indexes of the inputs whose gradients
+                are needed, in increasing order.
+            grad_outputs: One Variable (or None for zero) per output.
+
+        Returns:
+            tuple: Gradient Variables (or None), either one per input or one
+            per target index.
+        """
+        return (None,) * len(target_input_indexes)
+
+    def backward_accumulate(self, target_input_indexes: tuple[int, ...],
+                            grad_outputs: tuple[Variable | None, ...],
+                            grad_inputs: tuple[Variable | None, ...]
+                            ) -> tuple[Variable | None, ...]:
+        """Computes gradients and adds them to ``grad_inputs``.
+
+        Override it only to fuse the addition into the computation.
+
+        Args:
+            target_input_indexes: As in :meth:`backward`.
+            grad_outputs: As in :meth:`backward`.
+            grad_inputs: The gradients accumulated so far, one per target.
+
+        Returns:
+            tuple: The accumulated gradients, one per target.
+        """
+        gxs = self._targets_only(target_input_indexes,
+                                 self.backward(target_input_indexes, grad_outputs))
+        return tuple([gx if g is None else g if gx is None else gx + g
+                      for gx, g in zip(gxs, grad_inputs)])
+
+    def _targets_only(self, target_input_indexes: tuple[int, ...],
+                      gxs: Any) -> tuple[Any, ...]:
+        if not isinstance(gxs, tuple):
+            gxs = tuple(gxs)
+        n_inputs = len(self.inputs) if self.inputs is not None else len(gxs)
+        if len(gxs) == n_inputs and len(gxs) != len(target_input_indexes):
+            return tuple([gxs[i] for i in target_input_indexes])
+        if len(gxs) != len(target_input_indexes):
+            raise ValueError(
+                f'{self.label}.backward returned {len(gxs)} gradients; expected one per input '
+                f'({n_inputs}) or one per target index ({len(target_input_indexes)})')
+        return gxs
+
+    # ---------------------------------------------------- retained variables
+
+    def retain_inputs(self, indexes: Iterable[int]) -> None:
+        """Keeps the given inputs' arrays for :meth:`backward` (call in forward)."""
+        self._input_indexes_to_retain = tuple(indexes)
+
+    def retain_outputs(self, indexes: Iterable[int]) -> None:
+        """Keeps the given outputs' arrays for :meth:`backward` (call in forward)."""
+        self._output_indexes_to_retain = tuple(indexes)
+
+    def get_retained_inputs(self) -> tuple[Variable, ...]:
+        """Returns the retained inputs as Variables, in the order they were retained."""
+        if self._input_indexes_to_retain is None or self.inputs is None:
+            return ()
+        inputs = self.inputs
+        return tuple([inputs[index].get_variable() for index in self._input_indexes_to_retain])
+
+    def get_retained_outputs(self) -> tuple[Variable, ...]:
+        """Returns the retained outputs as Variables connected to this node."""
+        indexes = self._output_indexes_to_retain
+        if indexes is None or self.outputs is None:
+            return ()
+        ret = []
+        retained = self._retained_output_data
+        for position, index in enumerate(indexes):
+            node = self.outputs[index]()
+            if node is None:
+                variable = _new_output(retained[position], True)  # type: ignore[index]
+                new_node = variable.node
+                new_node.set_creator_node(self)
+                new_node.data = retained[position]  # type: ignore[index]
+                outputs = list(self.outputs)
+                outputs[index] = weakref.ref(new_node)
+                self.outputs = tuple(outputs)
+                ret.append(variable)
+                continue
+            if node.data is None:
+                node.data = retained[position]  # type: ignore[index]
+            ret.append(node.get_variable())
+        return tuple(ret)
+
+    def output_data(self) -> tuple[Any, ...]:  # pragma: no cover - Chainer compat
+        """Returns the retained output arrays (None where not retained)."""
+        data: list[Any] = [None] * len(self.outputs or ())
+        for position, index in enumerate(self._output_indexes_to_retain or ()):
+            data[index] = self._retained_output_data[position]  # type: ignore[index]
+        return tuple(data)
+
+    # ----------------------------------------------------------- graph edits
+
+    def unchain(self) -> None:
+        """Cuts the references to the inputs and from the outputs."""
+        for ref in self.outputs or ():
+            node = ref()
+            if node is not None:
+                node.unchain()
+        self.inputs = None
+
+    # ------------------------------------------------------------------ hooks
+
+    @property
+    def local_function_hooks(self) -> dict[str, Any]:
+        """The hooks registered on this node only (name to hook)."""
+        if self._local_function_hooks is None:
+            self._local_function_hooks = {}
+        return self._local_function_hooks
+
+    def add_hook(self, hook: Any, name: str | None = None) -> None:
+        """Registers a :class:`~catena.FunctionHook` on this node only.
+
+        Args:
+            hook: The hook.
+            name: Its name (default: ``hook.name``).
+        """
+        name = hook.name if name is None else name
+        hooks = self.local_function_hooks
+        if name in hooks:
+            raise KeyError(f'a hook named {name!r} is already registered on {self.label}')
+        hooks[name] = hook
+        hook.added(self)
+
+    def delete_hook(self, name: str) -> None:
+        """Removes the local hook named ``name``."""
+        if self._local_function_hooks is None or name not in self._local_function_hooks:
+            raise KeyError(f'no hook named {name!r} is registered on {self.label}')
+        hook = self._local_function_hooks.pop(name)
+        hook.deleted(self)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f'{self.label} is a FunctionNode and cannot be called directly; '
+            f'use {self.label}().apply(inputs) (it returns a tuple of outputs), or the '
+            'function wrapper in catena.functions.')

@@ -1,0 +1,65 @@
+"""``tanh``: the hyperbolic tangent, element-wise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena import backend
+from catena.function_node import FunctionNode
+from catena.utils import force_array, type_check
+from catena.variable import Variable
+
+
+class Tanh(FunctionNode):
+    """Hyperbolic tangent."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ('x',))
+        type_check.expect(in_types[0].dtype.kind == 'f')
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_outputs((0,))
+        return force_array(backend.get_array_module(inputs[0]).tanh(inputs[0])),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        y, = self.get_retained_outputs()
+        return TanhGrad().apply((y, grad_outputs[0]))
+
+
+class TanhGrad(FunctionNode):
+    """The gradient of tanh: ``gx = gy * (1 - y * y)``."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        y, gy = inputs
+        one = y.dtype.type(1)
+        return force_array(gy * (one - y * y)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        y, gy = self.get_retained_inputs()
+        ggx, = grad_outputs
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(ggx * gy * y * -2.0)
+            else:
+                ret.append(ggx * (1.0 - y * y))
+        return tuple(ret)
+
+
+def tanh(x: Any) -> Variable:
+    """Elementwise hyperbolic tangent, :math:`y = \\tanh x`.
+
+    Args:
+        x: A Variable or array of floating point type.
+
+    Returns:
+        Variable: The hyperbolic tangent of ``x``.
+
+    .. admonition:: Example
+
+        >>> x = np.array([-1.0, 0.0, 1.0], dtype=np.float32)
+        >>> F.tanh(x).array
+        array([-0.7615942,  0.       ,  0.7615942], dtype=float32)
+    """
+    return Tanh().apply((x,))[0]

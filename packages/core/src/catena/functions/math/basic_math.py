@@ -1,0 +1,471 @@
+"""The arithmetic operators of :class:`~catena.Variable`.
+
+``x + y``, ``x - y``, ``x * y``, ``x / y``, ``x ** y`` and ``x @ y`` broadcast
+as NumPy does. A Python or NumPy scalar operand becomes a constant of the
+variable's dtype; an array operand is converted to the variable's dtype and
+takes part as a variable that does not require grad.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from catena import backend
+from catena.function_node import FunctionNode
+from catena.functions.math.sum_to import sum_to
+from catena.utils import force_array, type_check
+from catena.variable import Variable
+
+
+def _check_arithmetic(in_types: Any, names: tuple[str, ...] = ('lhs', 'rhs')) -> None:
+    type_check._argname(in_types, names)
+    lhs, rhs = in_types
+    type_check.expect(lhs.dtype.kind == 'f', lhs.dtype == rhs.dtype)
+    type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
+
+
+def _check_unary(in_types: Any) -> None:
+    type_check._argname(in_types, ('x',))
+    type_check.expect(in_types[0].dtype.kind == 'f')
+
+
+class Neg(FunctionNode):
+
+    @property
+    def label(self) -> str:
+        return '__neg__'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return force_array(-inputs[0]),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        return neg(grad_outputs[0]),
+
+
+class Absolute(FunctionNode):
+
+    @property
+    def label(self) -> str:
+        return '|_|'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        return force_array(abs(inputs[0])),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * backend.get_array_module(x).sign(x.array),
+
+
+class Add(FunctionNode):
+
+    @property
+    def label(self) -> str:
+        return '_ + _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_arithmetic(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x0, x1 = inputs
+        self.shapes = (x0.shape, x1.shape)
+        return force_array(x0 + x1),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        gy, = grad_outputs
+        return tuple([sum_to(gy, self.shapes[i]) for i in indexes])
+
+
+class AddConstant(FunctionNode):
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'_ + {_constant_label(self.value)}'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return force_array(inputs[0] + self.value),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        return grad_outputs[0],
+
+
+class Sub(FunctionNode):
+
+    @property
+    def label(self) -> str:
+        return '_ - _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_arithmetic(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x0, x1 = inputs
+        self.shapes = (x0.shape, x1.shape)
+        return force_array(x0 - x1),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        gy, = grad_outputs
+        return tuple([sum_to(gy, self.shapes[0]) if i == 0 else -sum_to(gy, self.shapes[1])
+                      for i in indexes])
+
+
+class SubFromConstant(FunctionNode):
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'{_constant_label(self.value)} - _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return force_array(self.value - inputs[0]),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        return neg(grad_outputs[0]),
+
+
+class Mul(FunctionNode):
+
+    @property
+    def label(self) -> str:
+        return '_ * _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_arithmetic(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x0, x1 = inputs
+        return force_array(x0 * x1),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        x0, x1 = self.get_retained_inputs()
+        gy, = grad_outputs
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(sum_to(Mul().apply((gy, x1))[0], x0.shape))
+            else:
+                ret.append(sum_to(Mul().apply((gy, x0))[0], x1.shape))
+        return tuple(ret)
+
+
+class MulConstant(FunctionNode):
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'_ * {_constant_label(self.value)}'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return force_array(inputs[0] * self.value),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        return MulConstant(self.value).apply(grad_outputs)
+
+
+class Div(FunctionNode):
+
+    @property
+    def label(self) -> str:
+        return '_ / _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_arithmetic(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x0, x1 = inputs
+        return force_array(x0 / x1),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        x0, x1 = self.get_retained_inputs()
+        gy, = grad_outputs
+        gx0 = gy / x1
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(sum_to(gx0, x0.shape))
+            else:
+                ret.append(sum_to(-gx0 * x0 / x1, x1.shape))
+        return tuple(ret)
+
+
+class DivFromConstant(FunctionNode):
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'{_constant_label(self.value)} / _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        return force_array(self.value / inputs[0]),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        x, = self.get_retained_inputs()
+        return grad_outputs[0] * (-self.value) / (x * x),
+
+
+class PowVarVar(FunctionNode):
+
+    @property
+    def label(self) -> str:
+        return '_ ** _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_arithmetic(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x0, x1 = inputs
+        return force_array(x0 ** x1),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        from catena.functions.math.exponential import log
+
+        x0, x1 = self.get_retained_inputs()
+        gy, = grad_outputs
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(sum_to(gy * x1 * x0 ** (x1 - 1), x0.shape))
+            else:
+                ret.append(sum_to(gy * x0 ** x1 * log(x0), x1.shape))
+        return tuple(ret)
+
+
+class PowVarConst(FunctionNode):
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'_ ** {_constant_label(self.value)}'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0,))
+        return force_array(inputs[0] ** self.value),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        x, = self.get_retained_inputs()
+        value = self.value
+        if value == 2:
+            return grad_outputs[0] * (x * value),
+        return grad_outputs[0] * (x ** (value - 1) * value),
+
+
+class PowConstVar(FunctionNode):
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    @property
+    def label(self) -> str:
+        return f'{_constant_label(self.value)} ** _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        _check_unary(in_types)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_outputs((0,))
+        return force_array(self.value ** inputs[0]),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        y, = self.get_retained_outputs()
+        log_value = numpy.log(self.value).astype(y.dtype)
+        return grad_outputs[0] * y * log_value,
+
+
+class MatMul(FunctionNode):
+    """``x0 @ x1`` with NumPy's ``matmul`` semantics (1-D promotion, batch broadcast)."""
+
+    @property
+    def label(self) -> str:
+        return '_ @ _'
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ('lhs', 'rhs'))
+        lhs, rhs = in_types
+        type_check.expect(lhs.dtype.kind == 'f', lhs.dtype == rhs.dtype,
+                          lhs.ndim >= 1, rhs.ndim >= 1)
+        lhs_inner = lhs.shape[lhs.ndim - 1]
+        rhs_inner = rhs.shape[rhs.ndim - 2] if type_check.eval(rhs.ndim) >= 2 else rhs.shape[0]
+        type_check.expect(lhs_inner == rhs_inner)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x0, x1 = inputs
+        xp = backend.get_array_module(x0)
+        return force_array(xp.matmul(x0, x1)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        from catena.functions.array.reshape import reshape
+        from catena.functions.array.transpose import swap_last_two
+
+        a, b = self.get_retained_inputs()
+        # Promote 1-D operands to matrices as matmul does, and gy to match.
+        a2 = a if a.ndim >= 2 else reshape(a, (1,) + a.shape)
+        b2 = b if b.ndim >= 2 else reshape(b, b.shape + (1,))
+        batch = numpy.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+        gy = reshape(grad_outputs[0], batch + (a2.shape[-2], b2.shape[-1]))
+        ret = []
+        for i in indexes:
+            if i == 0:
+                ret.append(reshape(sum_to(matmul(gy, swap_last_two(b2)), a2.shape), a.shape))
+            else:
+                ret.append(reshape(sum_to(matmul(swap_last_two(a2), gy), b2.shape), b.shape))
+        return tuple(ret)
+
+
+def _constant_label(value: Any) -> str:
+    if numpy.isscalar(value):
+        return str(value)
+    return f'constant {getattr(value, "shape", "")}'
+
+
+def _operand(x: Variable, value: Any, operator: str) -> Any:
+    """Returns a Variable, or a scalar cast to ``x``'s dtype for a constant node."""
+    if isinstance(value, Variable):
+        return value
+    if isinstance(value, (int, float, numpy.number, numpy.bool_)):
+        return x._data.dtype.type(value)
+    if hasattr(value, 'shape') and hasattr(value, 'dtype'):
+        return Variable(value.astype(x._data.dtype, copy=False), requires_grad=False)
+    raise TypeError(
+        f'unsupported operand for {operator}: a Variable and a {type(value).__name__}; '
+        'expected a Variable, an array or a scalar')
+
+
+def neg(x: Any) -> Variable:
+    """Returns ``-x``."""
+    return Neg().apply((x,))[0]
+
+
+def absolute(x: Any) -> Variable:
+    """Returns ``abs(x)``, element-wise."""
+    return Absolute().apply((x,))[0]
+
+
+def matmul(a: Any, b: Any) -> Variable:
+    """Returns ``a @ b`` with NumPy's ``matmul`` semantics."""
+    return MatMul().apply((a, b))[0]
+
+
+def _add(self: Variable, rhs: Any) -> Variable:
+    rhs = _operand(self, rhs, '+')
+    if isinstance(rhs, Variable):
+        return Add().apply((self, rhs))[0]
+    return AddConstant(rhs).apply((self,))[0]
+
+
+def _sub(self: Variable, rhs: Any) -> Variable:
+    rhs = _operand(self, rhs, '-')
+    if isinstance(rhs, Variable):
+        return Sub().apply((self, rhs))[0]
+    return AddConstant(-rhs).apply((self,))[0]
+
+
+def _rsub(self: Variable, lhs: Any) -> Variable:
+    lhs = _operand(self, lhs, '-')
+    if isinstance(lhs, Variable):
+        return Sub().apply((lhs, self))[0]
+    return SubFromConstant(lhs).apply((self,))[0]
+
+
+def _mul(self: Variable, rhs: Any) -> Variable:
+    rhs = _operand(self, rhs, '*')
+    if isinstance(rhs, Variable):
+        return Mul().apply((self, rhs))[0]
+    return MulConstant(rhs).apply((self,))[0]
+
+
+def _div(self: Variable, rhs: Any) -> Variable:
+    rhs = _operand(self, rhs, '/')
+    if isinstance(rhs, Variable):
+        return Div().apply((self, rhs))[0]
+    with numpy.errstate(divide='ignore'):
+        reciprocal = 1 / rhs
+    return MulConstant(reciprocal).apply((self,))[0]
+
+
+def _rdiv(self: Variable, lhs: Any) -> Variable:
+    lhs = _operand(self, lhs, '/')
+    if isinstance(lhs, Variable):
+        return Div().apply((lhs, self))[0]
+    return DivFromConstant(lhs).apply((self,))[0]
+
+
+def _pow(self: Variable, rhs: Any) -> Variable:
+    rhs = _operand(self, rhs, '**')
+    if isinstance(rhs, Variable):
+        return PowVarVar().apply((self, rhs))[0]
+    return PowVarConst(rhs).apply((self,))[0]
+
+
+def _rpow(self: Variable, lhs: Any) -> Variable:
+    lhs = _operand(self, lhs, '**')
+    if isinstance(lhs, Variable):
+        return PowVarVar().apply((lhs, self))[0]
+    return PowConstVar(lhs).apply((self,))[0]
+
+
+def _matmul(self: Variable, rhs: Any) -> Variable:
+    rhs = _operand(self, rhs, '@')
+    if not isinstance(rhs, Variable):
+        raise TypeError('the operands of @ must be arrays or Variables, not scalars')
+    return MatMul().apply((self, rhs))[0]
+
+
+def _rmatmul(self: Variable, lhs: Any) -> Variable:
+    lhs = _operand(self, lhs, '@')
+    if not isinstance(lhs, Variable):
+        raise TypeError('the operands of @ must be arrays or Variables, not scalars')
+    return MatMul().apply((lhs, self))[0]
+
+
+def install_variable_operators(variable_class: type) -> None:
+    """Defines the arithmetic operators on the Variable class."""
+    operators = {
+        '__neg__': neg, '__abs__': absolute,
+        '__add__': _add, '__radd__': _add,
+        '__sub__': _sub, '__rsub__': _rsub,
+        '__mul__': _mul, '__rmul__': _mul,
+        '__truediv__': _div, '__rtruediv__': _rdiv,
+        '__pow__': _pow, '__rpow__': _rpow,
+        '__matmul__': _matmul, '__rmatmul__': _rmatmul,
+    }
+    for name, function in operators.items():
+        setattr(variable_class, name, function)

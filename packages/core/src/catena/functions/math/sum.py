@@ -1,0 +1,84 @@
+"""``sum``: the sum of elements over given axes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena.function_node import FunctionNode
+from catena.utils import force_array, type_check
+from catena.variable import Variable
+
+
+def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
+    if axis is None:
+        return None
+    if isinstance(axis, int):
+        return (axis,)
+    if isinstance(axis, (tuple, list)) and all(isinstance(a, int) for a in axis):
+        if len(set(axis)) != len(axis):
+            raise ValueError(f'axis contains duplicates: {axis}')
+        return tuple(axis)
+    raise TypeError(f'axis must be None, an int or a tuple of ints; got {axis!r}')
+
+
+class Sum(FunctionNode):
+    """Sum of the elements over axes."""
+
+    keepdims = False
+
+    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        self.axis = _normalize_axis(axis)
+        self.keepdims = keepdims
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ('x',))
+        x_type = in_types[0]
+        type_check.expect(x_type.dtype.kind == 'f')
+        for axis in self.axis or ():
+            if axis >= 0:
+                type_check.expect(axis < x_type.ndim)
+            else:
+                type_check.expect(-axis - 1 < x_type.ndim)
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        x, = inputs
+        self._in_shape = x.shape
+        return force_array(x.sum(axis=self.axis, keepdims=self.keepdims)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        from catena.functions.array.broadcast import broadcast_to
+        from catena.functions.array.reshape import reshape
+
+        gy, = grad_outputs
+        ndim = len(self._in_shape)
+        if not self.keepdims and self.axis is not None and ndim > 0:
+            axes = sorted(a % ndim for a in self.axis)
+            shape = list(gy.shape)
+            for axis in axes:
+                shape.insert(axis, 1)
+            gy = reshape(gy, tuple(shape))
+        elif not self.keepdims and ndim > 0:
+            gy = reshape(gy, (1,) * ndim)
+        return broadcast_to(gy, self._in_shape),
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Variable:  # noqa: A001
+    """Sums the elements of ``x`` over ``axis``.
+
+    Args:
+        x: A Variable or array of floating point type.
+        axis: None (all axes), an int or a tuple of ints.
+        keepdims: Keep the summed axes with length one.
+
+    Returns:
+        Variable: The sum.
+
+    .. admonition:: Example
+
+        >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        >>> F.sum(x, axis=0).array
+        array([3., 5., 7.], dtype=float32)
+    """
+    return Sum(axis, keepdims).apply((x,))[0]
+
+

@@ -1,0 +1,130 @@
+"""Trainable variables (:class:`Parameter`), possibly initialized lazily."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from catena import _dtype
+from catena.initializers import _base as _initializers
+from catena.initializers.constant import Constant, NaN
+from catena.variable import Variable
+
+
+class Parameter(Variable):
+    """A variable that an optimizer updates.
+
+    A parameter may be created without an array: it then keeps its
+    initializer and gets its array on :meth:`initialize` (links call it once
+    they know the input size).
+
+    Args:
+        initializer: An initializer, a scalar, an array, or None (NaN). An
+            array with no ``shape`` given becomes the parameter's array.
+        shape: The shape to initialize now, or None to defer.
+        name: The name of the parameter.
+    """
+
+    __slots__ = ('initializer', '_grad_initializer', 'update_rule', '_initial_device')
+
+    def __init__(self, initializer: Any = None, shape: Any = None,
+                 name: str | None = None) -> None:
+        self.update_rule: Any = None
+        self._initial_device: Any = None
+        if initializer is None:
+            initializer = NaN()
+        elif numpy.isscalar(initializer):
+            initializer = Constant(initializer)
+        if shape is None:
+            if hasattr(initializer, 'shape') and hasattr(initializer, 'dtype'):
+                super().__init__(initializer, name=name)
+                self.initializer = Constant(initializer)
+                self._grad_initializer = None
+                return
+            super().__init__(None, name=name)
+            self.initializer = initializer
+            self._grad_initializer = NaN(getattr(initializer, 'dtype', None))
+            return
+        if hasattr(initializer, 'shape') and hasattr(initializer, 'dtype'):
+            from catena import backend
+
+            device = backend.get_device_from_array(initializer)
+            initializer = Constant(initializer)
+        else:
+            device = None
+        self.initializer = initializer
+        self._grad_initializer = NaN(getattr(initializer, 'dtype', None))
+        data = _initializers.generate_array(initializer, shape, numpy, device=device)
+        super().__init__(data, name=name)
+        self.grad = _initializers.generate_array(
+            self._grad_initializer, shape, numpy, dtype=data.dtype, device=device)
+
+    @property
+    def is_initialized(self) -> bool:
+        """Whether the parameter has an array."""
+        return self._data is not None
+
+    @property
+    def dtype(self) -> numpy.dtype:
+        if self._data is not None:
+            return self._data.dtype
+        return _dtype.get_dtype(getattr(self.initializer, 'dtype', None))
+
+    def initialize(self, shape: Any) -> None:
+        """Creates the array of ``shape`` with the initializer.
+
+        Args:
+            shape: The shape of the parameter.
+        """
+        device = self._initial_device
+        data = _initializers.generate_array(self.initializer, shape, numpy, device=device)
+        grad = None
+        if self._grad_initializer is not None:
+            grad = _initializers.generate_array(
+                self._grad_initializer, shape, numpy, dtype=data.dtype, device=device)
+        self.array = data
+        self.grad = grad
+
+    def cleargrad(self) -> None:
+        super().cleargrad()
+        if self._data is None:
+            self._grad_initializer = None
+
+    def zerograd(self) -> None:
+        super().zerograd()
+        if self._data is None:
+            self._grad_initializer = Constant(0, getattr(self.initializer, 'dtype', None))
+
+    def update(self) -> None:
+        """Updates the array with the update rule, when one is set and enabled."""
+        if self.update_rule is not None:
+            self.update_rule.update(self)
+
+    def to_device(self, device: Any) -> Parameter:
+        from catena import backend
+
+        target = backend.get_device(device)
+        if self._data is None:
+            self._initial_device = target
+            return self
+        super().to_device(target)
+        return self
+
+    def __reduce__(self) -> Any:
+        return _recover_parameter, (self._data, self._name, self.grad, self.initializer,
+                                    self.update_rule)
+
+    def __repr__(self) -> str:
+        if self._data is None:
+            return f'parameter({self._name or ""} uninitialized)'
+        return 'parameter' + super().__repr__()[len('variable'):]
+
+
+def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
+                       update_rule: Any) -> Parameter:
+    parameter = Parameter(initializer=initializer if data is None else data, name=name)
+    if data is not None and grad is not None:
+        parameter.grad = grad
+    parameter.update_rule = update_rule
+    return parameter

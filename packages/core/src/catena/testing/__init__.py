@@ -1,0 +1,1 @@
+"""Public test helpers (``catena.testing``)."""

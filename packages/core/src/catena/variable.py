@@ -1,0 +1,511 @@
+"""The user-facing array wrapper of the graph (:class:`Variable`)."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import numpy
+
+from catena.backends import _registry
+from catena.variable_node import VariableNode
+
+if TYPE_CHECKING:
+    import types
+
+    from catena.backends._device import Device
+    from catena.function_node import FunctionNode
+
+
+def _check_array(array: Any, what: str) -> None:
+    if array is None:
+        return
+    if isinstance(array, numpy.ndarray):
+        return
+    if _registry.device_type_of(array) is None or isinstance(array, numpy.generic):
+        raise TypeError(
+            f'{what} must be an array of a registered device (numpy.ndarray, a CuPy array, ...) '
+            f'or None; got {type(array).__module__}.{type(array).__qualname__}')
+
+
+def _check_grad(variable: Variable, grad: Any) -> None:
+    """Raises if ``grad`` cannot be the gradient of ``variable``."""
+    array = variable._data
+    if grad is None or array is None:
+        return
+    if grad.shape != array.shape:
+        raise ValueError(
+            f'Shape of data and grad mismatch in variable {variable.name or ""!s}\n'
+            f'grad: {grad.shape} != data: {array.shape}')
+    if grad.dtype != array.dtype:
+        raise ValueError(
+            f'Type of data and grad mismatch in variable {variable.name or ""!s}\n'
+            f'grad: {grad.dtype} != data: {array.dtype}')
+    if type(grad) is not type(array) and \
+            _registry.device_type_of(grad) is not _registry.device_type_of(array):
+        from catena import backend
+
+        raise ValueError(
+            f'Device of data and grad mismatch in variable {variable.name or ""!s}\n'
+            f'grad: {backend.get_device_from_array(grad)} != '
+            f'data: {backend.get_device_from_array(array)}')
+
+
+class Variable:
+    """An array with a place in the computational graph.
+
+    A variable holds an array (``array``, also ``data``), its gradient
+    (``grad``, also as a variable in ``grad_var``) and a reference to the
+    :class:`~catena.FunctionNode` that created it, through which
+    :meth:`backward` propagates gradients.
+
+    Args:
+        data: The initial array, or None for an empty variable.
+        name: A name shown in graph dumps and messages.
+        grad: The initial gradient array.
+        requires_grad: Whether :meth:`backward` computes a gradient for it.
+    """
+
+    __slots__ = ('_data', '_node', '_grad_var', '_requires_grad', '_name', '_loss_scale',
+                 '__weakref__')
+
+    # NumPy defers binary operators with a Variable to the Variable's methods.
+    __array_ufunc__ = None
+
+    def __init__(self, data: Any = None, *, name: str | None = None, grad: Any = None,
+                 requires_grad: bool = True) -> None:
+        _check_array(data, 'Variable data')
+        self._data = data
+        self._node: VariableNode | None = None
+        self._grad_var: Variable | None = None
+        self._requires_grad = requires_grad
+        self._name = name
+        self._loss_scale = None
+        if grad is not None:
+            self.grad = grad
+
+    @classmethod
+    def _from_node(cls, node: VariableNode) -> Variable:
+        """Builds a variable that stands for an existing node (whose variable died)."""
+        variable = cls.__new__(cls)
+        variable._data = node.data
+        variable._grad_var = None
+        variable._requires_grad = node.requires_grad
+        variable._name = node.name
+        variable._loss_scale = None
+        variable._node = node
+        node._variable = weakref.ref(variable)
+        return variable
+
+    # ----------------------------------------------------------------- arrays
+
+    @property
+    def array(self) -> Any:
+        """The underlying array."""
+        return self._data
+
+    @array.setter
+    def array(self, array: Any) -> None:
+        _check_array(array, 'Variable.array')
+        self._data = array
+        node = self._node
+        if node is not None:
+            node._set_data_type(array)
+            if node.data is not None:
+                node.data = array
+
+    data = array
+
+    @property
+    def grad(self) -> Any:
+        """The gradient array, or None."""
+        grad_var = self._grad_var
+        return None if grad_var is None else grad_var._data
+
+    @grad.setter
+    def grad(self, grad: Any) -> None:
+        if grad is None:
+            self._grad_var = None
+            return
+        _check_grad(self, grad)
+        self._grad_var = Variable(grad)
+
+    @property
+    def grad_var(self) -> Variable | None:
+        """The gradient as a Variable (part of a graph after double backprop)."""
+        return self._grad_var
+
+    @grad_var.setter
+    def grad_var(self, grad_var: Variable | None) -> None:
+        if grad_var is not None:
+            _check_grad(self, grad_var._data)
+        self._grad_var = grad_var
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._data.shape  # type: ignore[no-any-return]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim  # type: ignore[no-any-return]
+
+    @property
+    def size(self) -> int:
+        return self._data.size  # type: ignore[no-any-return]
+
+    @property
+    def dtype(self) -> numpy.dtype:
+        return self._data.dtype
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError('len() of a 0-dimensional Variable')
+        return len(self._data)
+
+    @property
+    def xp(self) -> types.ModuleType:
+        """The array module of the array (NumPy, CuPy, ...)."""
+        return self.device.xp
+
+    @property
+    def device(self) -> Device:
+        """The device that holds the array."""
+        from catena import backend
+
+        return backend.get_device_from_array(self._data)
+
+    def item(self) -> Any:
+        """Returns the single element of the array as a Python scalar."""
+        if self._data.size != 1:
+            raise ValueError(
+                f'Variable.item() needs an array of size 1; this one has shape {self.shape}')
+        return self._data.item()
+
+    # ------------------------------------------------------------------ graph
+
+    @property
+    def node(self) -> VariableNode:
+        """The :class:`VariableNode` of this variable in the graph."""
+        node = self._node
+        if node is None:
+            node = self._node = VariableNode(self, self._name)
+        return node
+
+    @property
+    def name(self) -> str | None:
+        return self._name
+
+    @name.setter
+    def name(self, name: str | None) -> None:
+        self._name = name
+        if self._node is not None:
+            self._node.name = name
+
+    @property
+    def label(self) -> str:
+        """A short description of the array (shape and dtype)."""
+        return self.node.label
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether backprop computes a gradient for this variable."""
+        return self._requires_grad
+
+    @property
+    def rank(self) -> int:
+        node = self._node
+        return 0 if node is None else node.rank
+
+    @property
+    def creator(self) -> Any:
+        """The function that created this variable (a legacy Function if one did)."""
+        node = self._node
+        return None if node is None else node.creator
+
+    @creator.setter
+    def creator(self, func: Any) -> None:
+        self.node.set_creator(func)
+
+    @property
+    def creator_node(self) -> FunctionNode | None:
+        """The :class:`~catena.FunctionNode` that created this variable."""
+        node = self._node
+        return None if node is None else node.creator_node
+
+    @creator_node.setter
+    def creator_node(self, func: FunctionNode) -> None:
+        self.node.set_creator_node(func)
+
+    def set_creator(self, gen_func: Any) -> None:
+        """Notifies the variable that ``gen_func`` created it."""
+        self.node.set_creator(gen_func)
+
+    def set_creator_node(self, fnode: FunctionNode) -> None:
+        """Notifies the variable that ``fnode`` created it."""
+        self.node.set_creator_node(fnode)
+
+    def retain_data(self) -> None:
+        """Lets the graph node keep a reference to the array."""
+        self.node.data = self._data
+
+    def unchain(self) -> None:
+        """Removes the reference to the creator: this variable becomes a leaf."""
+        if self._node is not None:
+            self._node.creator_node = None
+
+    def unchain_backward(self) -> None:
+        """Cuts every reference from this variable backwards through the graph."""
+        from catena import _backprop
+
+        _backprop.unchain_backward(self)
+
+    # ------------------------------------------------------------- gradients
+
+    def cleargrad(self) -> None:
+        """Clears the gradient (sets it to None)."""
+        self._grad_var = None
+
+    def zerograd(self) -> None:
+        """Fills the gradient with zeros (deprecated: use :meth:`cleargrad`)."""
+        warnings.warn('Variable.zerograd is deprecated; use Variable.cleargrad instead',
+                      DeprecationWarning, stacklevel=2)
+        if self._data is None:
+            return
+        grad = self.grad
+        if grad is None:
+            self.grad = self.xp.zeros_like(self._data)
+        else:
+            grad.fill(0)
+
+    def addgrad(self, var: Variable) -> None:
+        """Adds the gradient of ``var`` (possibly on another device) to this one.
+
+        Args:
+            var: The variable whose gradient is added.
+        """
+        from catena import backend
+
+        src = var.grad
+        if src is None:
+            return
+        if self._data is None:
+            raise RuntimeError('cannot add a gradient to a variable without an array')
+        device = backend.get_device_from_array(self._data)
+        src = device.send_array(src)
+        dst = self.grad
+        if dst is None:
+            self.grad = src.copy()
+        else:
+            self._grad_var = Variable(dst + src)
+
+    def backward(self, retain_grad: bool = False, enable_double_backprop: bool = False,
+                 loss_scale: float | None = None) -> None:
+        """Runs backpropagation from this variable.
+
+        The gradient of every leaf variable reachable backwards through the
+        graph (with ``requires_grad``) is added to its ``grad``.
+
+        Args:
+            retain_grad: Keep the gradients of intermediate variables too.
+            enable_double_backprop: Record the backward computation as a graph,
+                so that the gradients can be differentiated again.
+            loss_scale: Multiplies the initial gradient; the leaves remember it
+                so that optimizers divide it out.
+        """
+        from catena import _backprop
+
+        _backprop.backward((self,), None, retain_grad=retain_grad,
+                           enable_double_backprop=enable_double_backprop,
+                           loss_scale=loss_scale)
+
+    # --------------------------------------------------------------- devices
+
+    def to_device(self, device: Any) -> Variable:
+        """Moves the array and the gradient to a device, in place.
+
+        Args:
+            device: A device or anything :func:`catena.get_device` accepts.
+
+        Returns:
+            This variable.
+        """
+        from catena import backend
+
+        target = backend.get_device(device)
+        if self._data is not None:
+            self._set_array_moved(target.send_array(self._data))
+        grad_var = self._grad_var
+        if grad_var is not None:
+            grad_var._set_array_moved(target.send_array(grad_var._data))
+        return self
+
+    def _set_array_moved(self, array: Any) -> None:
+        self._data = array
+        node = self._node
+        if node is not None and node.data is not None:
+            node.data = array
+
+    def to_cpu(self) -> Variable:
+        """Moves the array to the NumPy CPU device, in place."""
+        return self.to_device('@numpy')
+
+    def to_gpu(self, device: Any = None) -> Variable:
+        """Moves the array to a GPU (``device``: an id, a spec, or None for the current)."""
+        from catena.device_resident import _gpu_device
+
+        return self.to_device(_gpu_device(device))
+
+    def to_intel64(self) -> Variable:
+        """Moves the array to the ``'@intel64'`` device (needs catena-intel64)."""
+        return self.to_device('@intel64')
+
+    def copydata(self, var: Variable) -> None:
+        """Copies the array of ``var`` into this variable's array (across devices)."""
+        from catena import backend
+
+        if self._data is None:
+            self._data = backend.get_device('@numpy').send_array(var._data).copy()
+            return
+        backend.copyto(self._data, var._data)
+
+    # ---------------------------------------------------------- descriptions
+
+    def summary(self) -> str:
+        """Returns a one-line summary: name, shape and dtype."""
+        name = '' if self._name is None else self._name
+        if self._data is None:
+            return f'{name}: None'
+        return f'{name}({", ".join(map(str, self.shape))}), dtype={self.dtype}'
+
+    def debug_print(self) -> str:
+        """Returns a multi-line description with statistics of the array and grad."""
+        lines = [f'{self.summary()}', f'- device: {self.device}',
+                 f'- backend: {type(self._data).__module__}.{type(self._data).__qualname__}'
+                 if self._data is not None else '- backend: None',
+                 f'- shape: {None if self._data is None else self.shape}',
+                 f'- dtype: {None if self._data is None else self.dtype}']
+        lines += _statistics('data', self._data)
+        lines += _statistics('grad', self.grad)
+        return '\n'.join(lines)
+
+    def __repr__(self) -> str:
+        if self._data is None:
+            return 'variable(None)'
+        body = numpy.array2string(numpy.asarray(self.device.to_numpy(self._data)),
+                                  separator=', ', prefix='variable(')
+        name = '' if self._name is None else f'{self._name} '
+        return f'variable({name}{body})'
+
+    def __str__(self) -> str:
+        if self._data is None:
+            return 'variable(None)'
+        text = str(numpy.asarray(self.device.to_numpy(self._data)))
+        return f'variable({text})' if self._name is None else f'variable {self._name}({text})'
+
+    # ------------------------------------------------------------- operators
+
+    def reshape(self, *shape: Any) -> Variable:
+        """Returns a reshaped variable (see :func:`catena.functions.reshape`)."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        from catena.functions.array.reshape import reshape
+
+        return reshape(self, shape)
+
+    def transpose(self, *axes: Any) -> Variable:
+        """Returns a variable with permuted axes (see :func:`catena.functions.transpose`)."""
+        if len(axes) == 0:
+            axes = None  # type: ignore[assignment]
+        elif len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+            axes = axes[0]
+        from catena.functions.array.transpose import transpose
+
+        return transpose(self, axes)
+
+    @property
+    def T(self) -> Variable:  # noqa: N802 - NumPy's spelling
+        """The variable with its axes reversed."""
+        return self.transpose()
+
+    def __getitem__(self, slices: Any) -> Variable:
+        from catena.functions.array.get_item import get_item
+
+        return get_item(self, slices)
+
+    def __eq__(self, other: object) -> bool:
+        raise NotImplementedError(
+            'Variables cannot be compared with ==; compare their arrays (x.array == y.array)')
+
+    def __ne__(self, other: object) -> bool:
+        raise NotImplementedError(
+            'Variables cannot be compared with !=; compare their arrays (x.array != y.array)')
+
+    def __lt__(self, other: object) -> bool:
+        raise NotImplementedError(
+            'Variables cannot be compared with <; compare their arrays (x.array < y.array)')
+
+    def __le__(self, other: object) -> bool:
+        raise NotImplementedError(
+            'Variables cannot be compared with <=; compare their arrays (x.array <= y.array)')
+
+    def __gt__(self, other: object) -> bool:
+        raise NotImplementedError(
+            'Variables cannot be compared with >; compare their arrays (x.array > y.array)')
+
+    def __ge__(self, other: object) -> bool:
+        raise NotImplementedError(
+            'Variables cannot be compared with >=; compare their arrays (x.array >= y.array)')
+
+    def __bool__(self) -> bool:
+        raise NotImplementedError(
+            'the truth value of a Variable is ambiguous; use its array (bool(x.array))')
+
+    __hash__ = object.__hash__
+
+
+def _statistics(what: str, array: Any) -> list[str]:
+    if array is None:
+        return [f'- {what}: None']
+    host = numpy.asarray(_to_numpy(array))
+    if host.size == 0 or host.dtype.kind not in 'fiub':
+        return [f'- {what}: size {host.size}']
+    return [f'- {what} statistics: mean={host.mean():.8f}, std={host.std():.8f}',
+            f'- {what} min/max: {host.min()}, {host.max()}']
+
+
+def _to_numpy(array: Any) -> Any:
+    from catena import backend
+
+    return backend.get_device_from_array(array).to_numpy(array)
+
+
+def as_variable(obj: Any) -> Variable:
+    """Returns ``obj`` if it is a Variable, else a Variable that does not require grad.
+
+    Args:
+        obj: A Variable or an array.
+    """
+    if isinstance(obj, Variable):
+        return obj
+    return Variable(obj, requires_grad=False)
+
+
+def as_array(obj: Any) -> Any:
+    """Returns the array of a Variable, or ``obj`` itself if it is an array."""
+    if isinstance(obj, Variable):
+        return obj.array
+    return obj
+
+
+def _install_operators() -> None:
+    from catena.functions.math import basic_math
+
+    basic_math.install_variable_operators(Variable)
+
+
+_install_operators()
+# `Parameter` lives in its own module; keep `catena.variable.Parameter` working.
+from catena.parameter import Parameter  # noqa: E402
+
+__all__ = ['Parameter', 'Variable', 'VariableNode', 'as_array', 'as_variable']

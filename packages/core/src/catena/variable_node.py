@@ -1,0 +1,113 @@
+"""The graph-side half of a variable (:class:`VariableNode`)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from catena.function_node import FunctionNode
+    from catena.variable import Variable
+
+
+class VariableNode:
+    """A node of the computational graph that stands for a :class:`~catena.Variable`.
+
+    The graph holds variable nodes, not variables, so that a variable's array
+    can be freed while the graph lives. A node keeps its array only when the
+    function that created or consumed it retains it (``data``).
+
+    Args:
+        variable: The variable this node stands for.
+        name: The variable's name.
+    """
+
+    __slots__ = ('_variable', 'creator_node', 'data', 'name', 'rank', 'requires_grad',
+                 'shape', 'dtype', '_old_style_creator', '__weakref__')
+
+    def __init__(self, variable: Variable, name: str | None = None) -> None:
+        self._variable = weakref.ref(variable)
+        self.creator_node: FunctionNode | None = None
+        self.data: Any = None
+        self.name = name
+        self.rank = 0
+        self.requires_grad = variable._requires_grad
+        array = variable._data
+        self.shape = None if array is None else array.shape
+        self.dtype = None if array is None else array.dtype
+        self._old_style_creator = None
+
+    @property
+    def creator(self) -> Any:
+        """The function that created this node: a legacy ``Function`` if one did."""
+        node = self.creator_node
+        if node is None:
+            return None
+        adapted = getattr(node, '_function', None)
+        return adapted if adapted is not None else node
+
+    @creator.setter
+    def creator(self, func: Any) -> None:
+        self.set_creator(func)
+
+    @property
+    def label(self) -> str:
+        """A short description: shape and dtype, as in computational-graph dumps."""
+        if self.shape == ():
+            return str(self.dtype)
+        return f'({", ".join(map(str, self.shape or ()))}), {self.dtype}'
+
+    @property
+    def grad(self) -> Any:
+        """The gradient array of the variable, or None when the variable is gone."""
+        variable = self._variable()
+        return None if variable is None else variable.grad
+
+    @property
+    def grad_var(self) -> Any:
+        """The gradient Variable of the variable, or None when the variable is gone."""
+        variable = self._variable()
+        return None if variable is None else variable.grad_var
+
+    def get_variable(self) -> Variable:
+        """Returns the variable, rebuilding one on this node if it was collected."""
+        variable = self._variable()
+        if variable is not None:
+            return variable
+        from catena.variable import Variable
+
+        variable = Variable._from_node(self)
+        return variable
+
+    def get_variable_or_none(self) -> Variable | None:
+        """Returns the variable if it is still alive, else None."""
+        return self._variable()
+
+    def set_creator(self, creator: Any) -> None:
+        """Sets the creating function (a FunctionNode or a legacy Function)."""
+        node = getattr(creator, 'node', creator)
+        self.set_creator_node(node)
+
+    def set_creator_node(self, creator_node: FunctionNode) -> None:
+        """Sets the creating FunctionNode and updates the rank."""
+        self.creator_node = creator_node
+        self.rank = creator_node.rank + 1
+
+    def unchain(self) -> None:
+        """Removes the reference to the creator."""
+        self.creator_node = None
+        self.data = None
+
+    def retain_data(self) -> None:
+        """Keeps a reference to the variable's array in the node."""
+        variable = self._variable()
+        if variable is None:
+            raise RuntimeError('cannot retain the data of a variable that was collected')
+        self.data = variable._data
+
+    def _set_data_type(self, array: Any) -> None:
+        self.shape = None if array is None else array.shape
+        self.dtype = None if array is None else array.dtype
+
+    def __repr__(self) -> str:
+        return f'<VariableNode {self.name or ""} {self.label}>'

@@ -1,0 +1,7 @@
+"""catena-onnx: export catena models to ONNX."""
+
+from __future__ import annotations
+
+__version__ = '0.1.0'
+
+__all__ = ['__version__']
