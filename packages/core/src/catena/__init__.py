@@ -8,30 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena import _config_keys
+from catena import _config_keys, backend, backends, functions, variable
+from catena._backprop import backward, force_backprop_mode, grad, no_backprop_mode
 from catena._dtype import get_compute_mode, get_dtype, mixed16
+from catena._function_hooks import get_function_hooks
 from catena._version import __version__
+from catena.backend import (
+    get_array_types,
+    get_cpu_array_types,
+    get_device,
+    is_arrays_compatible,
+    using_device,
+)
+from catena.backends import cuda, intel64  # cheap shims; they load no plugin
 from catena.backends._kernel import Fallback
 from catena.configuration import config, global_config, using_config
+from catena.device_resident import DeviceResident
+from catena.function import Function, FunctionAdapter
+from catena.function_hook import FunctionHook
+from catena.function_node import FunctionNode
+from catena.initializers import Initializer
+from catena.parameter import Parameter
 from catena.plugins import hookimpl, hookspec
+from catena.variable import Variable, as_array, as_variable
 
 _config_keys.apply(_config_keys.CORE_KEYS, global_config)
-
-from catena import backend  # noqa: E402
-from catena._backprop import backward, force_backprop_mode, grad, no_backprop_mode  # noqa: E402
-from catena._function_hooks import get_function_hooks  # noqa: E402
-from catena.backend import (  # noqa: E402
-    get_array_types, get_cpu_array_types, get_device, is_arrays_compatible, using_device,
-)
-from catena.device_resident import DeviceResident  # noqa: E402
-from catena.function import Function, FunctionAdapter  # noqa: E402
-from catena.function_hook import FunctionHook  # noqa: E402
-from catena.function_node import FunctionNode  # noqa: E402
-from catena.initializers import Initializer  # noqa: E402
-from catena.parameter import Parameter  # noqa: E402
-from catena.variable import Variable, as_array, as_variable  # noqa: E402
-from catena import functions  # noqa: E402,F401
-from catena import variable  # noqa: E402,F401
 
 
 def is_debug() -> bool:
@@ -80,8 +81,6 @@ def print_runtime_info(out: Any = None) -> None:
     _runtime_info.print_runtime_info(out)
 
 
-from catena import backends  # noqa: E402
-from catena.backends import cuda, intel64  # noqa: E402,F401  (cheap shims; load no plugin)
 
 __all__ = [
     'DeviceResident', 'Fallback', 'Function', 'FunctionAdapter', 'FunctionHook', 'FunctionNode',

@@ -171,11 +171,12 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
     leaves' ``grad``. Otherwise the gradients of the target nodes are returned
     and no variable is changed.
     """
-    grads: dict[VariableNode, Variable] = {}
+    grads: dict[VariableNode, Any] = {}
     found: dict[VariableNode, Variable] = {}
     heap: list[tuple[int, int, Any]] = []
     queued = set()
     order = 0
+    gy: Any
     for y, gy in roots:
         node = y.node
         _accumulate(grads, node, gy)

@@ -17,6 +17,9 @@ from typing import Any
 class GlobalConfig:
     """The process-wide configuration object (``catena.global_config``)."""
 
+    _name: str
+    _mirrors: list[type]
+
     def __init__(self, name: str = 'global') -> None:
         self.__dict__['_name'] = name
         self.__dict__['_mirrors'] = []
@@ -69,7 +72,7 @@ class LocalConfig(threading.local):
                 if not key.startswith('_'):
                     setattr(cls, key, value)
             global_config._mirrors.append(cls)
-        return super().__new__(cls, global_config)
+        return super().__new__(cls, global_config)  # type: ignore[call-arg]
 
     # threading.local calls __init__ once per thread with the same arguments.
     def __init__(self, global_config: GlobalConfig) -> None:

@@ -59,6 +59,11 @@ class FunctionNode:
     _output_indexes_to_retain: Sequence[int] | None = None
     _retained_output_data: tuple[Any, ...] | None = None
     _local_function_hooks: dict[str, Any] | None = None
+    _checks_types = False  # whether the class overrides check_type_forward
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._checks_types = cls.check_type_forward is not FunctionNode.check_type_forward
 
     # ------------------------------------------------------------------ apply
 
@@ -86,7 +91,7 @@ class FunctionNode:
                 if array.__class__ is not first_type:
                     self._check_same_device(in_data)
                     break
-        if config.type_check:
+        if self._checks_types and config.type_check:
             try:
                 self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
             except Exception as error:  # noqa: BLE001 - diagnose re-raises with a message
@@ -270,11 +275,13 @@ class FunctionNode:
 
     def retain_inputs(self, indexes: Iterable[int]) -> None:
         """Keeps the given inputs' arrays for :meth:`backward` (call in forward)."""
-        self._input_indexes_to_retain = tuple(indexes)
+        self._input_indexes_to_retain = indexes if indexes.__class__ is tuple \
+            else tuple(indexes)
 
     def retain_outputs(self, indexes: Iterable[int]) -> None:
         """Keeps the given outputs' arrays for :meth:`backward` (call in forward)."""
-        self._output_indexes_to_retain = tuple(indexes)
+        self._output_indexes_to_retain = indexes if indexes.__class__ is tuple \
+            else tuple(indexes)
 
     def get_retained_inputs(self) -> tuple[Variable, ...]:
         """Returns the retained inputs as Variables, in the order they were retained."""

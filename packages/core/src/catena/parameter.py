@@ -28,6 +28,8 @@ class Parameter(Variable):
 
     __slots__ = ('initializer', '_grad_initializer', 'update_rule', '_initial_device')
 
+    _grad_initializer: Any
+
     def __init__(self, initializer: Any = None, shape: Any = None,
                  name: str | None = None) -> None:
         self.update_rule: Any = None

@@ -81,7 +81,7 @@ class Variable:
         self._grad_var: Variable | None = None
         self._requires_grad = requires_grad
         self._name = name
-        self._loss_scale = None
+        self._loss_scale: float | None = None
         if grad is not None:
             self.grad = grad
 
@@ -415,13 +415,12 @@ class Variable:
 
     def transpose(self, *axes: Any) -> Variable:
         """Returns a variable with permuted axes (see :func:`catena.functions.transpose`)."""
-        if len(axes) == 0:
-            axes = None  # type: ignore[assignment]
-        elif len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
-            axes = axes[0]
+        permutation: Any = axes or None
+        if len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+            permutation = axes[0]
         from catena.functions.array.transpose import transpose
 
-        return transpose(self, axes)
+        return transpose(self, permutation)
 
     @property
     def T(self) -> Variable:  # noqa: N802 - NumPy's spelling
@@ -463,6 +462,23 @@ class Variable:
 
     __hash__ = object.__hash__
 
+    if TYPE_CHECKING:
+        # Defined by catena.functions.math.basic_math when catena is imported.
+        def __neg__(self) -> Variable: ...
+        def __abs__(self) -> Variable: ...
+        def __add__(self, other: Any) -> Variable: ...
+        def __radd__(self, other: Any) -> Variable: ...
+        def __sub__(self, other: Any) -> Variable: ...
+        def __rsub__(self, other: Any) -> Variable: ...
+        def __mul__(self, other: Any) -> Variable: ...
+        def __rmul__(self, other: Any) -> Variable: ...
+        def __truediv__(self, other: Any) -> Variable: ...
+        def __rtruediv__(self, other: Any) -> Variable: ...
+        def __pow__(self, other: Any) -> Variable: ...
+        def __rpow__(self, other: Any) -> Variable: ...
+        def __matmul__(self, other: Any) -> Variable: ...
+        def __rmatmul__(self, other: Any) -> Variable: ...
+
 
 def _statistics(what: str, array: Any) -> list[str]:
     if array is None:
@@ -498,13 +514,6 @@ def as_array(obj: Any) -> Any:
     return obj
 
 
-def _install_operators() -> None:
-    from catena.functions.math import basic_math
-
-    basic_math.install_variable_operators(Variable)
-
-
-_install_operators()
 # `Parameter` lives in its own module; keep `catena.variable.Parameter` working.
 from catena.parameter import Parameter  # noqa: E402
 

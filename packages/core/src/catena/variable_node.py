@@ -23,7 +23,7 @@ class VariableNode:
     """
 
     __slots__ = ('_variable', 'creator_node', 'data', 'name', 'rank', 'requires_grad',
-                 'shape', 'dtype', '_old_style_creator', '__weakref__')
+                 'shape', 'dtype', '__weakref__')
 
     def __init__(self, variable: Variable, name: str | None = None) -> None:
         self._variable = weakref.ref(variable)
@@ -35,7 +35,6 @@ class VariableNode:
         array = variable._data
         self.shape = None if array is None else array.shape
         self.dtype = None if array is None else array.dtype
-        self._old_style_creator = None
 
     @property
     def creator(self) -> Any:

@@ -8,6 +8,6 @@ accepted wherever an initializer is.
 from __future__ import annotations
 
 from catena.initializers._base import Initializer, generate_array
-from catena.initializers.constant import NaN, One, Constant, Zero, Identity
+from catena.initializers.constant import Constant, Identity, NaN, One, Zero
 
 __all__ = ['Constant', 'Identity', 'Initializer', 'NaN', 'One', 'Zero', 'generate_array']

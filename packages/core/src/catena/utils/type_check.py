@@ -766,6 +766,8 @@ def expect_broadcast_shapes(*shapes: Any, allow_none: bool = False) -> None:
         InvalidType: If the shapes cannot be broadcast together, or one is
             None while ``allow_none`` is false.
     """
+    if len(shapes) == 2 and type(shapes[0]) is tuple is type(shapes[1]) and shapes[0] == shapes[1]:
+        return
     for shape in shapes:
         if type(shape) is not tuple:
             break

@@ -32,8 +32,11 @@ class TanhGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         y, gy = inputs
-        one = y.dtype.type(1)
-        return force_array(gy * (one - y * y)),
+        xp = backend.get_array_module(y)
+        gx = force_array(y * y)
+        xp.subtract(y.dtype.type(1), gx, out=gx)
+        gx *= gy
+        return gx,
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         y, gy = self.get_retained_inputs()

@@ -13,7 +13,7 @@ from typing import Any
 import numpy
 
 from catena import backend
-from catena.function_node import FunctionNode
+from catena.function_node import FunctionNode, _new_output
 from catena.functions.math.sum_to import sum_to
 from catena.utils import force_array, type_check
 from catena.variable import Variable
@@ -363,7 +363,11 @@ def _operand(x: Variable, value: Any, operator: str) -> Any:
     if isinstance(value, (int, float, numpy.number, numpy.bool_)):
         return x._data.dtype.type(value)
     if hasattr(value, 'shape') and hasattr(value, 'dtype'):
-        return Variable(value.astype(x._data.dtype, copy=False), requires_grad=False)
+        if value.dtype != x._data.dtype:
+            value = value.astype(x._data.dtype)
+        if value.__class__ is x._data.__class__:
+            return _new_output(value, False)  # an array of the same kind: no check needed
+        return Variable(value, requires_grad=False)
     raise TypeError(
         f'unsupported operand for {operator}: a Variable and a {type(value).__name__}; '
         'expected a Variable, an array or a scalar')
@@ -469,3 +473,6 @@ def install_variable_operators(variable_class: type) -> None:
     }
     for name, function in operators.items():
         setattr(variable_class, name, function)
+
+
+install_variable_operators(Variable)
