@@ -29,7 +29,13 @@ class NondifferentiableError(Exception):
     :func:`numerical_grad` raises it with ``detect_nondifferentiable=True``
     when the finite differences around an input element do not lie on a
     smooth curve (a kink, a jump, or a value that is not finite).
+
+    Attributes:
+        detail: What was seen: the output element and its values around the
+            point.
     """
+
+    detail: str = ''
 
 
 # --------------------------------------------------------------------------- helpers
@@ -258,12 +264,15 @@ def _detect(input_index: int, element: tuple[int, ...], positions: dict[int, flo
             continue
         where = tuple(int(i) for i in numpy.argwhere(bad)[0])
         seen = [float(a[where]) for a in arrays]
-        raise NondifferentiableError(
-            f'the function is not differentiable at inputs[{input_index}]{list(element)}: '
-            f'element {list(where)} of output {out_index} takes the values {seen} at offsets '
-            f'{points} from it, which do not lie on a smooth curve '
-            f'(diff_atol={diff_atol}, diff_rtol={diff_rtol}). Move the input away from the '
-            'non-differentiable point, or use a smaller eps.')
+        detail = (f'element {list(where)} of output {out_index} takes the values {seen} at '
+                  f'offsets {points}, which do not lie on a smooth curve '
+                  f'(diff_atol={diff_atol}, diff_rtol={diff_rtol})')
+        at = f'inputs[{input_index}]' + (f'[{", ".join(map(str, element))}]' if element else '')
+        error = NondifferentiableError(
+            f'the function is not differentiable at {at}: {detail}. Move the input away from '
+            'the non-differentiable point, or use a smaller eps.')
+        error.detail = detail
+        raise error
 
 
 # ------------------------------------------------------------------- check_backward
@@ -432,10 +441,11 @@ class _BackwardCheck:
             try:
                 numeric = self._numeric(items)
             except NondifferentiableError as error:
+                detail = getattr(error, 'detail', str(error))
                 raise NondifferentiableError(
-                    f'check_backward of {_name(self.func)}: the function is not '
-                    f'differentiable along the random direction at the given inputs: '
-                    f'{error}') from error
+                    f'check_backward of {_name(self.func)}: func is not differentiable at '
+                    f'the given inputs (seen along the random direction): {detail}. Move the '
+                    'inputs away from the non-differentiable point.') from error
             if abs(analytic - numeric) <= self.atol + self.rtol * abs(numeric):
                 return
             self._fail(items, grads, contributions, analytic, numeric)
