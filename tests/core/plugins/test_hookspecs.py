@@ -4,6 +4,7 @@ import inspect
 import pathlib
 import re
 
+import pluggy
 import pytest
 
 from catena.plugins import PROJECT_NAME, hookspecs
@@ -65,7 +66,8 @@ def test_hookspec_docstring_documents_params_and_return(name, function, options)
     assert doc, f'hookspec {name} has no docstring'
     for param in inspect.signature(function).parameters:
         assert re.search(rf':param {param}:', doc), \
-            f'the docstring of {name} does not document its parameter {param!r} (:param {param}:)'
+            f'the docstring of {name} does not document its parameter {param!r} ' \
+            f'(:param {param}:)'
     says_nothing_returned = re.search(r'returns nothing|:returns?: *(nothing|none)\b', doc,
                                       re.I)
     assert ':return:' in doc or ':returns:' in doc or says_nothing_returned, \
@@ -104,6 +106,8 @@ def test_docs_mention_no_unknown_hook():
 def test_signature_text():
     def sample(pluginmanager: 'pluggy.PluginManager', n: int) -> 'list[str]':
         """"""
+
+    assert pluggy.PluginManager  # the annotation names a real class
 
     assert signature_text('sample', sample) == \
         'sample(pluginmanager: pluggy.PluginManager, n: int) -> list[str]'

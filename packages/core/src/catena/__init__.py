@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena import _config_keys, backend, backends, functions, variable
+from catena import _config_keys, backend, backends, function_hooks, functions, variable
 from catena._backprop import backward, force_backprop_mode, grad, no_backprop_mode
 from catena._dtype import get_compute_mode, get_dtype, mixed16
 from catena._function_hooks import get_function_hooks

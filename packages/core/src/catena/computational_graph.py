@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
-from typing import Any, Union
+from typing import Any
 
 from catena.function_node import FunctionNode
 from catena.variable import Variable
@@ -30,8 +30,8 @@ _DEFAULT_VARIABLE_STYLE = {'shape': 'octagon', 'fillcolor': '#E0E0E0', 'style': 
 _DEFAULT_FUNCTION_STYLE = {'shape': 'record', 'fillcolor': '#6495ED', 'style': 'filled'}
 _RANKDIRS = ('TB', 'BT', 'LR', 'RL')
 
-Style = Union[dict[str, Any], str, None, Callable[[Any], Any]]
-Node = Union[VariableNode, FunctionNode]
+Style = dict[str, Any] | str | None | Callable[[Any], Any]
+Node = VariableNode | FunctionNode
 
 
 def _escape(value: Any, record: bool) -> str:

@@ -38,11 +38,11 @@ class GlobalConfig:
             if name in mirror.__dict__:
                 delattr(mirror, name)
 
-    def show(self, file: Any = sys.stdout) -> None:
+    def show(self, file: Any = None) -> None:
         """Prints the configuration keys and values, sorted by key.
 
         Args:
-            file: A writable text stream (default: standard output).
+            file: A writable text stream (default: ``sys.stdout``).
         """
         entries = {k: v for k, v in self.__dict__.items() if not k.startswith('_')}
         _print_entries(entries, file)
@@ -94,11 +94,11 @@ class LocalConfig(threading.local):
         if name in self.__dict__:
             super().__delattr__(name)
 
-    def show(self, file: Any = sys.stdout) -> None:
+    def show(self, file: Any = None) -> None:
         """Prints every key visible from this thread with its effective value.
 
         Args:
-            file: A writable text stream (default: standard output).
+            file: A writable text stream (default: ``sys.stdout``).
         """
         entries = {k: v for k, v in vars(self._global).items() if not k.startswith('_')}
         entries.update({k: v for k, v in self.__dict__.items() if not k.startswith('_')})
@@ -109,6 +109,7 @@ class LocalConfig(threading.local):
 
 
 def _print_entries(entries: dict[str, Any], file: Any) -> None:
+    file = sys.stdout if file is None else file
     width = max((len(k) for k in entries), default=0)
     for key in sorted(entries):
         print(f'{key:<{width}}  {entries[key]!r}', file=file)

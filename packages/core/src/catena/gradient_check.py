@@ -20,6 +20,7 @@ import numpy
 
 from catena import backend
 from catena.testing.array import assert_allclose
+from catena.utils import force_array
 from catena.variable import Variable
 
 
@@ -287,7 +288,7 @@ class _Item:
         self.input_index = input_index
         self.param = param
         self.direction: Any = None  # on the array's device, float64
-        self.host_direction: numpy.ndarray | None = None
+        self.host_direction: Any = None  # the same on the host
 
 
 class _BackwardCheck:
@@ -397,7 +398,8 @@ class _BackwardCheck:
             if item is None:
                 return base
             shift = float(delta[()]) * item.direction
-            return (base.astype(numpy.float64) + shift).astype(base.dtype)
+            # NumPy turns 0-d results into scalars; force_array keeps arrays.
+            return force_array(base.astype(numpy.float64) + shift).astype(base.dtype)
 
         def evaluate() -> tuple[Any, ...]:
             return self._evaluate(
@@ -413,7 +415,7 @@ class _BackwardCheck:
         target = self._cast(item.array).copy()
         casted_x = [self._cast(x) for x in self.xs]
         casted_p = [self._cast(p.array) for p in self.params]
-        if item.param is None:
+        if item.input_index is not None:
             casted_x[item.input_index] = target
         else:
             casted_p = [target if p is item.param else a
@@ -455,7 +457,8 @@ class _BackwardCheck:
 
     def _sample_directions(self, items: list[_Item]) -> None:
         for item in items:
-            item.host_direction = numpy.random.normal(size=item.array.shape)
+            # The global generator, so that testing.fix_random makes it reproducible.
+            item.host_direction = numpy.random.normal(size=item.array.shape)  # noqa: NPY002
         norm = numpy.sqrt(sum(float((item.host_direction ** 2).sum()) for item in items))
         for item in items:
             if norm > 0:

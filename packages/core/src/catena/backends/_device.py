@@ -88,6 +88,9 @@ class Device:
         """Returns a NumPy copy (or view) of ``array``, which lives on this device."""
         return numpy.asarray(array)
 
+    def synchronize(self) -> None:
+        """Waits until the device finished all queued work (no effect by default)."""
+
     def use(self) -> None:
         """Makes this device the current one of its kind (no effect by default)."""
 

@@ -79,11 +79,19 @@ def reset() -> None:
 reset()
 
 
-def build(call_each: Callable[..., list[tuple[str, Any]]]) -> None:
-    """Builds every table from the hooks (called once by the plugin manager)."""
+def build(call_each: Callable[..., list[tuple[str, Any]]],
+          failed: Callable[[str], bool] = lambda name: False) -> None:
+    """Builds every table from the hooks (called once by the plugin manager).
+
+    Args:
+        call_each: Calls a hook's implementations one by one, isolating failures.
+        failed: Whether a plugin has failed (in any hook); its contributions are
+            dropped so that a half-working plugin leaves no trace.
+    """
     global device_types_by_prefix, device_type_by_array_type, kernels, backend_modules
     global kernel_node_classes
     by_prefix: dict[str, type[Device]] = {}
+    owners: dict[str, str] = {}
     by_array_type: dict[type, type[Device]] = {}
     for plugin, device_types in call_each('catena_register_device_types'):
         for device_type in device_types or ():
@@ -94,10 +102,10 @@ def build(call_each: Callable[..., list[tuple[str, Any]]]) -> None:
                     'ignored')
                 continue
             by_prefix[device_type.prefix] = device_type
-            for array_type in device_type.supported_array_types:
-                by_array_type.setdefault(array_type, device_type)
+            owners[device_type.prefix] = plugin
 
     table: dict[tuple[type, type], Kernel] = {}
+    kernel_owners: dict[tuple[type, type], str] = {}
     for plugin, registered in call_each('catena_register_kernels'):
         for kernel in registered or ():
             if kernel.device_type.prefix not in by_prefix:
@@ -118,11 +126,28 @@ def build(call_each: Callable[..., list[tuple[str, Any]]]) -> None:
                         'the first one is kept')
                     continue
                 table[key] = kernel
+                kernel_owners[key] = plugin
 
     modules: dict[str, types.ModuleType] = {}
-    for _, provided in call_each('catena_backend_modules'):
+    module_owners: dict[str, str] = {}
+    for plugin, provided in call_each('catena_backend_modules'):
         for name, module in (provided or {}).items():
-            modules.setdefault(name, module)
+            if name not in modules:
+                modules[name] = module
+                module_owners[name] = plugin
+
+    for prefix, plugin in owners.items():
+        if failed(plugin):
+            del by_prefix[prefix]
+    alive = set(by_prefix.values())
+    table = {key: kernel for key, kernel in table.items()
+             if not failed(kernel_owners[key]) and kernel.device_type in alive}
+    for name, plugin in module_owners.items():
+        if failed(plugin):
+            del modules[name]
+    for device_type in by_prefix.values():
+        for array_type in device_type.supported_array_types:
+            by_array_type.setdefault(array_type, device_type)
 
     device_types_by_prefix = by_prefix
     device_type_by_array_type = by_array_type

@@ -33,14 +33,14 @@ class PrintHook(function_hook.FunctionHook):
             looked up at each print).
         flush: Flush ``file`` after each function.
 
+    The label line is ``function<TAB><label>``, then ``input data`` and one
+    description per input.
+
     .. admonition:: Example
 
         >>> from catena.function_hooks import PrintHook
-        >>> with PrintHook():
-        ...     y = F.tanh(x)  # doctest: +SKIP
-        function	Tanh
-        input data
-        ...
+        >>> with PrintHook():  # doctest: +SKIP
+        ...     y = F.tanh(x)
     """
 
     name = 'PrintHook'

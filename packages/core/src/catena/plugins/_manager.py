@@ -40,6 +40,10 @@ class PluginRecord:
 
 _lock = threading.RLock()
 _plugin_manager: pluggy.PluginManager | None = None
+# True once loading has finished and the tables are built. _plugin_manager is
+# published earlier (see _load_locked), so other threads must not use it as
+# the "done" signal: they wait on the lock until _ready is set.
+_ready = False
 _records: dict[str, PluginRecord] = {}
 _config_applied = False
 
@@ -47,7 +51,7 @@ _config_applied = False
 def load() -> pluggy.PluginManager:
     """Returns the plugin manager, loading every plugin and building tables once."""
     pm = _plugin_manager
-    if pm is not None:
+    if _ready and pm is not None:
         return pm
     with _lock:
         if _plugin_manager is None:
@@ -115,8 +119,9 @@ def call_each(hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
 
 def reset_for_testing() -> None:
     """Forgets all loaded plugins and tables (tests of discovery use this)."""
-    global _plugin_manager, _config_applied
+    global _plugin_manager, _config_applied, _ready
     with _lock:
+        _ready = False
         _plugin_manager = None
         _config_applied = False
         _records.clear()
@@ -126,7 +131,7 @@ def reset_for_testing() -> None:
 
 
 def _load_locked() -> None:
-    global _plugin_manager
+    global _plugin_manager, _ready
     pm = pluggy.PluginManager(PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     # Published before the plugins load so that a plugin's catena_addhooks may
@@ -143,7 +148,8 @@ def _load_locked() -> None:
     pm.hook.catena_addhooks.call_historic(kwargs={'pluginmanager': pm})
     from catena.backends import _registry
 
-    _registry.build(call_each)
+    _registry.build(call_each, lambda name: name in _records and _records[name].error is not None)
+    _ready = True
 
 
 def _selected_entry_points() -> Iterable[importlib.metadata.EntryPoint]:

@@ -44,6 +44,7 @@ def catena_addhooks(pluginmanager: pluggy.PluginManager) -> None:
     ``pluginmanager.add_hookspecs(its_hookspecs_module)`` here.
 
     :param pluginmanager: The catena plugin manager.
+    :return: Nothing.
 
     This hook is historic: plugins registered later receive the call too.
     """

@@ -1,0 +1,160 @@
+"""Skipping tests by installed versions, and ``mock.patch`` with autospec (``testing.helper``)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import unittest
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
+
+try:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+except ImportError:  # pragma: no cover - exercised through _simple_* in the tests
+    Requirement = None  # type: ignore[assignment,misc]
+
+_REQUIREMENT = re.compile(r'^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$')
+_SPECIFIER = re.compile(r'^\s*(~=|===|==|!=|<=|>=|<|>)\s*([^\s,;]+)\s*$')
+
+
+def _simple_version_key(text: str) -> tuple[Any, ...]:
+    """A sort key for versions such as ``1.26.4``, ``2.0rc1`` or ``3.1.post2``.
+
+    Release numbers compare numerically; a pre-release (a, b, rc, dev) sorts
+    before its release and a post-release after it. Used only when the
+    ``packaging`` distribution is not installed.
+    """
+    text = text.strip().lower().lstrip('v').split('+')[0]
+    match = re.match(r'^(\d+(?:\.\d+)*)(.*)$', text)
+    if match is None:
+        raise ValueError(f'cannot parse the version {text!r}')
+    release = [int(part) for part in match.group(1).split('.')]
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    rest = match.group(2).lstrip('.-_')
+    phase, number = 0, 0
+    tag = re.match(r'^(dev|a|alpha|b|beta|rc|c|post)\.?(\d*)', rest)
+    if tag is not None:
+        phase = {'dev': -4, 'a': -3, 'alpha': -3, 'b': -2, 'beta': -2, 'rc': -1, 'c': -1,
+                 'post': 1}[tag.group(1)]
+        number = int(tag.group(2) or 0)
+    return (tuple(release), phase, number)
+
+
+def _simple_satisfies(version: str, operator: str, wanted: str) -> bool:
+    if operator == '===':
+        return version == wanted
+    if operator in ('==', '!=') and wanted.endswith('.*'):
+        prefix = wanted[:-2].split('.')
+        matches = version.split('.')[:len(prefix)] == prefix
+        return matches if operator == '==' else not matches
+    have, need = _simple_version_key(version), _simple_version_key(wanted)
+    if operator == '~=':
+        # ~=X.Y means >=X.Y and ==X.*: bump the second-to-last release number.
+        match = re.match(r'^v?(\d+(?:\.\d+)*)', wanted.strip())
+        release = [int(n) for n in match.group(1).split('.')] if match else []
+        if len(release) < 2:
+            raise ValueError(f'~= needs at least two release numbers; got {wanted!r}')
+        upper = '.'.join(str(n) for n in release[:-2] + [release[-2] + 1])
+        return have >= need and have < _simple_version_key(upper)
+    return {'==': have == need, '!=': have != need, '<=': have <= need, '>=': have >= need,
+            '<': have < need, '>': have > need}[operator]
+
+
+def _simple_check(requirement: str) -> bool:
+    match = _REQUIREMENT.match(requirement)
+    if match is None:
+        raise ValueError(f'cannot parse the requirement {requirement!r}')
+    name, specifiers = match.group(1), match.group(3).split(';')[0].strip()
+    try:
+        installed = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    for specifier in filter(None, (s.strip() for s in specifiers.split(','))):
+        parsed = _SPECIFIER.match(specifier)
+        if parsed is None:
+            raise ValueError(f'cannot parse {specifier!r} in the requirement {requirement!r}')
+        if not _simple_satisfies(installed, parsed.group(1), parsed.group(2)):
+            return False
+    return True
+
+
+def is_satisfied(requirement: str) -> bool:
+    """Whether the installed distributions satisfy a PEP 508 requirement string.
+
+    Args:
+        requirement: For example ``'numpy>=1.26'`` or ``'scipy'``.
+
+    Returns:
+        bool: False when the distribution is missing or of another version.
+    """
+    if Requirement is None:  # pragma: no cover
+        return _simple_check(requirement)
+    try:
+        parsed = Requirement(requirement)
+    except InvalidRequirement as error:
+        raise ValueError(f'cannot parse the requirement {requirement!r}: {error}') from None
+    try:
+        installed = importlib.metadata.version(parsed.name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    try:
+        return parsed.specifier.contains(Version(installed), prereleases=True)
+    except InvalidVersion:
+        return _simple_check(requirement)
+
+
+def _skip_decorator(skip: bool, reason: str) -> Callable[[Any], Any]:
+    def decorator(target: Any) -> Any:
+        target = unittest.skipIf(skip, reason)(target)
+        try:
+            import pytest
+        except ImportError:  # pragma: no cover - catena does not depend on pytest
+            return target
+        return pytest.mark.skipif(skip, reason=reason)(target)
+
+    return decorator
+
+
+def with_requires(*requirements: str) -> Callable[[Any], Any]:
+    """Skips a test function or class unless every requirement is installed.
+
+    Args:
+        requirements: PEP 508 strings such as ``'numpy>=1.26'`` or ``'h5py'``.
+
+    .. admonition:: Example
+
+        >>> @testing.with_requires('scipy>=1.10')
+        ... def test_with_scipy():
+        ...     import scipy.special
+    """
+    missing = [r for r in requirements if not is_satisfied(r)]
+    return _skip_decorator(bool(missing), f'requires: {", ".join(requirements)} '
+                                          f'(not satisfied: {", ".join(missing)})')
+
+
+def without_requires(*requirements: str) -> Callable[[Any], Any]:
+    """Skips a test function or class when every requirement is installed.
+
+    Use it to test the behaviour when an optional dependency is absent.
+
+    Args:
+        requirements: PEP 508 strings.
+    """
+    satisfied = all(is_satisfied(r) for r in requirements)
+    return _skip_decorator(satisfied, f'requires the absence of: {", ".join(requirements)}')
+
+
+def patch(target: str, *args: Any, **kwargs: Any) -> Any:
+    """:func:`unittest.mock.patch` with ``autospec=True`` unless told otherwise.
+
+    Autospec makes the mock check call signatures, so that a test fails when
+    the patched function's signature changes.
+    """
+    kwargs.setdefault('autospec', True)
+    return mock.patch(target, *args, **kwargs)
+
+
+__all__ = ['is_satisfied', 'patch', 'with_requires', 'without_requires']
