@@ -95,7 +95,7 @@ def typecheck(session: nox.Session) -> None:
     the core's runtime dependencies are installed; optional and GPU-only
     modules are listed under ``ignore_missing_imports``.
     """
-    session.install(MYPY, "numpy>=2", "pluggy>=1.3")
+    session.install(MYPY, "numpy>=2", "pluggy>=1.3", "pytest", "packaging")
     sources = sorted(
         str(p.relative_to(ROOT)) for p in (ROOT / "packages").glob("*/src") if p.is_dir()
     )

@@ -13,7 +13,10 @@ class Twice(FunctionNode):
     """y = 2x: one input, one output."""
 
     def forward(self, inputs):
-        return inputs[0] * 2,
+        x, = inputs
+        # A NumPy scalar of x's dtype: NumPy 1.x would promote a 0-d float32 times
+        # a Python int to float64.
+        return np.asarray(x * x.dtype.type(2)),
 
     def backward(self, indexes, grad_outputs):
         return grad_outputs[0] * 2,

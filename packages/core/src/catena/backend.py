@@ -12,6 +12,7 @@ import numpy
 from catena.backends import _registry
 from catena.backends._device import Device
 from catena.backends._numpy import CpuDevice
+from catena.variable import Variable
 
 _cpu_device = CpuDevice()
 
@@ -95,8 +96,6 @@ def get_device_from_array(array: Any) -> Device:
     Objects that are not arrays of a registered device (Python scalars, None)
     belong to the CPU device, as in Chainer.
     """
-    from catena.variable import Variable
-
     if isinstance(array, Variable):
         array = array.array
     if type(array) is numpy.ndarray:
@@ -114,12 +113,13 @@ def get_array_module(*args: Any) -> types.ModuleType:
         args: Arrays, Variables or other objects. The module of the first one
             that lives off the NumPy CPU device is returned; NumPy otherwise.
     """
-    from catena.variable import Variable
-
     for arg in args:
+        array_type = arg.__class__
+        if array_type is numpy.ndarray:
+            continue
         if isinstance(arg, Variable):
             arg = arg.array
-        array_type = type(arg)
+            array_type = arg.__class__
         if array_type is numpy.ndarray or arg is None or array_type in (int, float, bool):
             continue
         device_type = _registry.device_type_of(arg)
