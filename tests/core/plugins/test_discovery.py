@@ -6,7 +6,6 @@ tests, a temporary directory with a fake ``.dist-info`` is put on PYTHONPATH.
 The real plugin state is restored after each test.
 """
 
-import importlib.metadata
 import os
 import subprocess
 import sys
@@ -21,32 +20,8 @@ import catena
 from catena import hookimpl
 from catena.backends import Device, _registry
 from catena.plugins import _manager
-
-
-class DummyDist:
-    def __init__(self, name, version):
-        self.name = name
-        self.version = version
-
-
-class DummyEntryPoint:
-    """Stands in for importlib.metadata.EntryPoint."""
-
-    group = 'catena'
-
-    def __init__(self, name, plugin=None, error=None, dist='catena-dummy', version='0.1'):
-        self.name = name
-        self.value = f'{name}_module'
-        self.dist = DummyDist(dist, version) if dist is not None else None
-        self._plugin = plugin
-        self._error = error
-        self.loads = 0
-
-    def load(self):
-        self.loads += 1
-        if self._error is not None:
-            raise self._error
-        return self._plugin
+from catena.testing import plugins
+from catena.testing.plugins import FakeEntryPoint
 
 
 @pytest.fixture
@@ -57,11 +32,7 @@ def entry_points(monkeypatch):
     _manager.reset_for_testing()
 
     def install(*points):
-        def fake_entry_points(group=None, **kwargs):
-            return [ep for ep in points if group is None or ep.group == group]
-
-        monkeypatch.setattr(importlib.metadata, 'entry_points', fake_entry_points)
-        _manager.reset_for_testing()
+        plugins.install_entry_points(monkeypatch, *points)
         return points
 
     yield install
@@ -95,7 +66,7 @@ def names_loaded():
 
 
 def test_entry_points_are_loaded_lazily_and_once(entry_points):
-    point, = entry_points(DummyEntryPoint('alpha', device_plugin('@alpha'),
+    point, = entry_points(FakeEntryPoint('alpha', device_plugin('@alpha'),
                                           dist='catena-alpha', version='2.5'))
     assert not _manager.is_loaded()
     assert point.loads == 0
@@ -111,21 +82,21 @@ def test_entry_points_are_loaded_lazily_and_once(entry_points):
 
 
 def test_builtins_come_first(entry_points):
-    entry_points(DummyEntryPoint('alpha', device_plugin('@alpha')))
+    entry_points(FakeEntryPoint('alpha', device_plugin('@alpha')))
     records = _manager.records()
     assert [r.name for r in records] == [*_manager.DEFAULT_PLUGINS, 'alpha']
     assert all(r.source == 'builtin' for r in records[:len(_manager.DEFAULT_PLUGINS)])
 
 
 def test_entry_point_without_distribution(entry_points):
-    entry_points(DummyEntryPoint('loose', device_plugin('@loose'), dist=None))
+    entry_points(FakeEntryPoint('loose', device_plugin('@loose'), dist=None))
     record = [r for r in _manager.records() if r.name == 'loose'][0]
     assert record.source == 'loose_module' and record.error is None
 
 
 def test_duplicate_entry_point_names_load_once(entry_points):
-    first, second = entry_points(DummyEntryPoint('twin', device_plugin('@twin1')),
-                                 DummyEntryPoint('twin', device_plugin('@twin2')))
+    first, second = entry_points(FakeEntryPoint('twin', device_plugin('@twin1')),
+                                 FakeEntryPoint('twin', device_plugin('@twin2')))
     _manager.load()
     assert (first.loads, second.loads) == (1, 0)
     assert '@twin1' in _registry.device_types_by_prefix
@@ -133,7 +104,7 @@ def test_duplicate_entry_point_names_load_once(entry_points):
 
 
 def test_concurrent_first_use_loads_once(entry_points):
-    point, = entry_points(DummyEntryPoint('alpha', device_plugin('@alpha')))
+    point, = entry_points(FakeEntryPoint('alpha', device_plugin('@alpha')))
     barrier = threading.Barrier(8)
     results = []
 
@@ -152,7 +123,7 @@ def test_concurrent_first_use_loads_once(entry_points):
 
 def test_threads_wait_for_a_slow_first_load(entry_points):
     """Other threads wait until the tables are built, not just until loading began."""
-    class SlowEntryPoint(DummyEntryPoint):
+    class SlowEntryPoint(FakeEntryPoint):
         def load(self):
             time.sleep(0.3)
             return super().load()
@@ -178,7 +149,7 @@ def test_threads_wait_for_a_slow_first_load(entry_points):
 
 
 def test_reset_restores_real_state(entry_points):
-    entry_points(DummyEntryPoint('alpha', device_plugin('@alpha')))
+    entry_points(FakeEntryPoint('alpha', device_plugin('@alpha')))
     assert '@alpha' in _registry.device_types_by_prefix
     _manager.reset_for_testing()
     assert not _manager.is_loaded()
@@ -191,10 +162,10 @@ def test_reset_restores_real_state(entry_points):
 
 def test_broken_plugin_is_recorded_and_isolated(entry_points):
     entry_points(
-        DummyEntryPoint('good', device_plugin('@good')),
-        DummyEntryPoint('broken', error=ImportError('No module named catena_broken_dep'),
+        FakeEntryPoint('good', device_plugin('@good')),
+        FakeEntryPoint('broken', error=ImportError('No module named catena_broken_dep'),
                         dist='catena-broken', version='0.0.1'),
-        DummyEntryPoint('other', device_plugin('@other')),
+        FakeEntryPoint('other', device_plugin('@other')),
     )
     assert _manager.failures() == {
         'broken': _manager.failures()['broken']}
@@ -214,8 +185,8 @@ def test_broken_plugin_is_recorded_and_isolated(entry_points):
 
 
 def test_plugin_whose_load_raises_any_exception(entry_points):
-    entry_points(DummyEntryPoint('bad', error=RuntimeError('driver exploded')),
-                 DummyEntryPoint('good', device_plugin('@good')))
+    entry_points(FakeEntryPoint('bad', error=RuntimeError('driver exploded')),
+                 FakeEntryPoint('good', device_plugin('@good')))
     assert _manager.failures()['bad'].startswith('RuntimeError on import: driver exploded')
     assert str(catena.get_device('@good')) == '@good'
 
@@ -230,8 +201,8 @@ def test_plugin_whose_hook_raises_is_isolated(entry_points):
         def catena_runtime_info(self):  # pragma: no cover - unregistered before the call
             return ['must not appear']
 
-    entry_points(DummyEntryPoint('raising', Raising()),
-                 DummyEntryPoint('good', device_plugin('@good', info=['good info'])))
+    entry_points(FakeEntryPoint('raising', Raising()),
+                 FakeEntryPoint('good', device_plugin('@good', info=['good info'])))
     reason = _manager.failures()['raising']
     assert reason.startswith('RuntimeError in hook catena_register_device_types: '
                              'cannot list devices')
@@ -248,8 +219,8 @@ def test_plugin_with_an_unknown_hook_is_recorded(entry_points):
         def catena_register_device_types(self, extra_argument):
             return []
 
-    entry_points(DummyEntryPoint('misspelled', Misspelled()),
-                 DummyEntryPoint('good', device_plugin('@good')))
+    entry_points(FakeEntryPoint('misspelled', Misspelled()),
+                 FakeEntryPoint('good', device_plugin('@good')))
     assert 'misspelled' in _manager.failures()
     assert 'extra_argument' in _manager.failures()['misspelled']
     assert str(catena.get_device('@good')) == '@good'
@@ -261,8 +232,8 @@ def test_plugin_with_an_unknown_hook_is_recorded(entry_points):
 
 
 def test_disable_autoload(entry_points, monkeypatch):
-    alpha, beta = entry_points(DummyEntryPoint('alpha', device_plugin('@alpha')),
-                               DummyEntryPoint('beta', device_plugin('@beta')))
+    alpha, beta = entry_points(FakeEntryPoint('alpha', device_plugin('@alpha')),
+                               FakeEntryPoint('beta', device_plugin('@beta')))
     monkeypatch.setenv('CATENA_DISABLE_PLUGIN_AUTOLOAD', '1')
     assert names_loaded() == list(_manager.DEFAULT_PLUGINS)
     assert (alpha.loads, beta.loads) == (0, 0)
@@ -273,14 +244,14 @@ def test_disable_autoload(entry_points, monkeypatch):
 
 @pytest.mark.parametrize('value', ['0', ''])
 def test_disable_autoload_off_values(entry_points, monkeypatch, value):
-    alpha, = entry_points(DummyEntryPoint('alpha', device_plugin('@alpha')))
+    alpha, = entry_points(FakeEntryPoint('alpha', device_plugin('@alpha')))
     monkeypatch.setenv('CATENA_DISABLE_PLUGIN_AUTOLOAD', value)
     assert 'alpha' in names_loaded()
 
 
 def test_disable_autoload_with_allowlist(entry_points, monkeypatch):
-    alpha, beta = entry_points(DummyEntryPoint('alpha', device_plugin('@alpha')),
-                               DummyEntryPoint('beta', device_plugin('@beta')))
+    alpha, beta = entry_points(FakeEntryPoint('alpha', device_plugin('@alpha')),
+                               FakeEntryPoint('beta', device_plugin('@beta')))
     monkeypatch.setenv('CATENA_DISABLE_PLUGIN_AUTOLOAD', '1')
     monkeypatch.setenv('CATENA_PLUGINS', 'beta')
     assert names_loaded() == [*_manager.DEFAULT_PLUGINS, 'beta']
@@ -288,7 +259,7 @@ def test_disable_autoload_with_allowlist(entry_points, monkeypatch):
 
 
 def test_allowlist(entry_points, monkeypatch):
-    points = entry_points(*(DummyEntryPoint(name, device_plugin(f'@{name}'))
+    points = entry_points(*(FakeEntryPoint(name, device_plugin(f'@{name}'))
                             for name in ('a', 'b', 'c')))
     monkeypatch.setenv('CATENA_PLUGINS', ' a, c ,')
     assert names_loaded() == [*_manager.DEFAULT_PLUGINS, 'a', 'c']

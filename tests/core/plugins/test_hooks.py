@@ -5,7 +5,6 @@ monkeypatched, nothing is installed); the installed plugins are left out, and
 the real plugin state is restored afterwards.
 """
 
-import importlib.metadata
 import io
 import types
 
@@ -16,34 +15,13 @@ import catena
 from catena import Fallback, FunctionNode, Variable, backend, hookimpl, hookspec
 from catena.backends import Device, Kernel, _registry
 from catena.plugins import _manager
+from catena.testing import plugins
 from catena.testing._fake_device import FakeArray, FakeDevice
+from catena.testing.plugins import FakeEntryPoint
 
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
-
-
-class DummyDist:
-    def __init__(self, name, version):
-        self.name = name
-        self.version = version
-
-
-class DummyEntryPoint:
-    """Stands in for importlib.metadata.EntryPoint: ``load()`` returns the plugin."""
-
-    group = 'catena'
-
-    def __init__(self, name, plugin, dist='catena-test-plugin', version='1.0'):
-        self.name = name
-        self.value = f'{dist.replace("-", "_")}:plugin'
-        self.dist = DummyDist(dist, version)
-        self._plugin = plugin
-        self.loads = 0
-
-    def load(self):
-        self.loads += 1
-        return self._plugin
 
 
 @pytest.fixture
@@ -52,14 +30,10 @@ def load_plugins(monkeypatch):
     monkeypatch.delenv('CATENA_DISABLE_PLUGIN_AUTOLOAD', raising=False)
     monkeypatch.delenv('CATENA_PLUGINS', raising=False)
 
-    def load(**plugins):
-        entry_points = [DummyEntryPoint(name, plugin) for name, plugin in plugins.items()]
-
-        def fake_entry_points(group=None, **kwargs):
-            return [ep for ep in entry_points if group is None or ep.group == group]
-
-        monkeypatch.setattr(importlib.metadata, 'entry_points', fake_entry_points)
-        _manager.reset_for_testing()
+    def load(**named_plugins):
+        plugins.install_entry_points(monkeypatch, *(
+            FakeEntryPoint(name, plugin, dist='catena-test-plugin', version='1.0')
+            for name, plugin in named_plugins.items()))
         return _manager.load()
 
     yield load

@@ -52,6 +52,15 @@ def _check_grad(variable: Variable, grad: Any) -> None:
             f'data: {backend.get_device_from_array(array)}')
 
 
+def _refuse_comparison(operator: str) -> Any:
+    def compare(self: Variable, other: object) -> bool:
+        raise NotImplementedError(
+            f'Variables cannot be compared with {operator}; compare their arrays '
+            f'(x.array {operator} y.array)')
+
+    return compare
+
+
 class Variable:
     """An array with a place in the computational graph.
 
@@ -432,29 +441,12 @@ class Variable:
 
         return get_item(self, slices)
 
-    def __eq__(self, other: object) -> bool:
-        raise NotImplementedError(
-            'Variables cannot be compared with ==; compare their arrays (x.array == y.array)')
-
-    def __ne__(self, other: object) -> bool:
-        raise NotImplementedError(
-            'Variables cannot be compared with !=; compare their arrays (x.array != y.array)')
-
-    def __lt__(self, other: object) -> bool:
-        raise NotImplementedError(
-            'Variables cannot be compared with <; compare their arrays (x.array < y.array)')
-
-    def __le__(self, other: object) -> bool:
-        raise NotImplementedError(
-            'Variables cannot be compared with <=; compare their arrays (x.array <= y.array)')
-
-    def __gt__(self, other: object) -> bool:
-        raise NotImplementedError(
-            'Variables cannot be compared with >; compare their arrays (x.array > y.array)')
-
-    def __ge__(self, other: object) -> bool:
-        raise NotImplementedError(
-            'Variables cannot be compared with >=; compare their arrays (x.array >= y.array)')
+    __eq__ = _refuse_comparison('==')
+    __ne__ = _refuse_comparison('!=')
+    __lt__ = _refuse_comparison('<')
+    __le__ = _refuse_comparison('<=')
+    __gt__ = _refuse_comparison('>')
+    __ge__ = _refuse_comparison('>=')
 
     def __bool__(self) -> bool:
         raise NotImplementedError(
