@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions.math import sum_to  # a module: the two import each other
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -32,9 +33,7 @@ class BroadcastTo(FunctionNode):
         return backend.get_array_module(x).broadcast_to(x, self._shape),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        from catena.functions.math.sum_to import sum_to
-
-        return sum_to(grad_outputs[0], self._in_shape),
+        return sum_to.sum_to(grad_outputs[0], self._in_shape),
 
 
 def broadcast_to(x: Any, shape: Any) -> Variable:

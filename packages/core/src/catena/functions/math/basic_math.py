@@ -14,6 +14,9 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode, _new_output
+from catena.functions.array.reshape import reshape
+from catena.functions.array.transpose import swap_last_two
+from catena.functions.math.exponential import log
 from catena.functions.math.sum_to import sum_to
 from catena.utils import force_array, type_check
 from catena.variable import Variable
@@ -250,8 +253,6 @@ class PowVarVar(FunctionNode):
         return force_array(x0 ** x1),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        from catena.functions.math.exponential import log
-
         x0, x1 = self.get_retained_inputs()
         gy, = grad_outputs
         ret = []
@@ -332,9 +333,6 @@ class MatMul(FunctionNode):
         return force_array(xp.matmul(x0, x1)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        from catena.functions.array.reshape import reshape
-        from catena.functions.array.transpose import swap_last_two
-
         a, b = self.get_retained_inputs()
         # Promote 1-D operands to matrices as matmul does, and gy to match.
         a2 = a if a.ndim >= 2 else reshape(a, (1,) + a.shape)

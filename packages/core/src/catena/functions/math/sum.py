@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from catena.function_node import FunctionNode
+from catena.functions.array.broadcast import broadcast_to
+from catena.functions.array.reshape import reshape
 from catena.utils import force_array, type_check
 from catena.variable import Variable
 
@@ -46,9 +48,6 @@ class Sum(FunctionNode):
         return force_array(x.sum(axis=self.axis, keepdims=self.keepdims)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        from catena.functions.array.broadcast import broadcast_to
-        from catena.functions.array.reshape import reshape
-
         gy, = grad_outputs
         ndim = len(self._in_shape)
         if not self.keepdims and self.axis is not None and ndim > 0:

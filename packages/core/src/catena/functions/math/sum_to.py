@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import utils
 from catena.function_node import FunctionNode
+from catena.functions.array import broadcast  # a module: the two import each other
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -32,9 +33,7 @@ class SumTo(FunctionNode):
         return utils.sum_to(x, self._shape),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        from catena.functions.array.broadcast import broadcast_to
-
-        return broadcast_to(grad_outputs[0], self._in_shape),
+        return broadcast.broadcast_to(grad_outputs[0], self._in_shape),
 
 
 def sum_to(x: Any, shape: tuple[int, ...]) -> Variable:
