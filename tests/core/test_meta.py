@@ -24,8 +24,7 @@ CORE_SRC = REPO / 'packages' / 'core' / 'src'
 ALL_SRC = sorted(REPO.glob('packages/*/src'))
 
 HEAVY_MODULES = ('cupy', 'onnx', 'onnxruntime', 'catena_cuda', 'catena_intel64', 'catena_zoo',
-                 'catena_onnx', 'ideep4py')
-IMPORT_TIME_BUDGET_S = 0.3
+                 'catena_onnx', 'ideep4py', 'scipy', 'h5py', 'matplotlib', 'torch')
 
 # Optional third-party modules (extras) whose absence skips a module's import test.
 OPTIONAL_MODULES = ('h5py', 'mpi4py', 'matplotlib', 'scipy', 'PIL', 'tqdm', 'pytest')
@@ -66,14 +65,6 @@ def test_import_catena_loads_no_plugin_and_no_backend():
     report = probe_import()
     assert report['loaded'] is False, 'import catena loaded the plugins'
     assert report['heavy'] == [], f'import catena imported {report["heavy"]}'
-
-
-def test_import_catena_is_fast():
-    times = [probe_import()['elapsed'] for _ in range(3)]
-    assert min(times) < IMPORT_TIME_BUDGET_S, (
-        f'import catena took {min(times):.3f} s at best (runs: '
-        f'{", ".join(f"{t:.3f}" for t in times)}); the budget is {IMPORT_TIME_BUDGET_S} s. '
-        'Run python -X importtime -c "import catena" to find the slow import.')
 
 
 def test_probe_detects_heavy_modules():

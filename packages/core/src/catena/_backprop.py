@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from catena import _function_hooks
@@ -28,20 +28,41 @@ def force_backprop_mode() -> contextlib.AbstractContextManager[None]:
     return using_config('enable_backprop', True)
 
 
-@contextlib.contextmanager
-def _backprop_mode(enable_double_backprop: bool) -> Iterator[None]:
+_UNSET = object()
+
+
+class _backprop_mode:  # noqa: N801 - used like the context-manager functions beside it
     """Configures the nodes that backward methods apply.
 
     Without double backprop no graph is recorded, and their type checks are
     skipped unless debug mode is on: their inputs come from the framework, and
     every gradient's shape and dtype is checked against its input anyway.
+
+    It writes the calling thread's configuration directly (what
+    :func:`using_config` does for one key): backprop enters it once per call,
+    and a generator-based context manager would cost more than a small
+    backward pass.
     """
-    with contextlib.ExitStack() as stack:
-        if config.enable_backprop is not enable_double_backprop:
-            stack.enter_context(using_config('enable_backprop', enable_double_backprop))
-        if not enable_double_backprop and not config.debug and config.type_check:
-            stack.enter_context(using_config('type_check', False))
-        yield
+
+    __slots__ = ('_enable_double_backprop', '_saved')
+
+    def __init__(self, enable_double_backprop: bool) -> None:
+        self._enable_double_backprop = enable_double_backprop
+
+    def __enter__(self) -> None:
+        local = config.__dict__
+        self._saved = (local.get('enable_backprop', _UNSET), local.get('type_check', _UNSET))
+        local['enable_backprop'] = self._enable_double_backprop
+        if not self._enable_double_backprop and not config.debug:
+            local['type_check'] = False
+
+    def __exit__(self, *exc_info: object) -> None:
+        local = config.__dict__
+        for key, value in zip(('enable_backprop', 'type_check'), self._saved):
+            if value is _UNSET:
+                local.pop(key, None)
+            else:
+                local[key] = value
 
 
 def backward(outputs: Sequence[Variable], grad_outputs: Sequence[Any] | None = None, *,
@@ -189,13 +210,14 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
     is_debug = config.debug
 
     with _backprop_mode(enable_double_backprop):
-        for y, _ in roots:
-            node = y.node
-            if node.creator_node is None:
-                # A leaf output keeps its initial gradient as its grad.
-                gy = grads.pop(node, None)
-                if targets is not None and node in targets and gy is not None:
-                    found[node] = gy
+        # A leaf among the outputs is delivered with the other leaves at the end,
+        # its initial gradient added to what reaches it through the graph;
+        # unless that gradient is the leaf's own grad (y.backward() on a leaf).
+        if targets is None:
+            for y, _ in roots:
+                node = y.node
+                if node.creator_node is None and grads.get(node) is y._grad_var:
+                    del grads[node]
         pop = grads.pop
         heappop = heapq.heappop
         heappush = heapq.heappush

@@ -19,6 +19,7 @@ from typing import Any
 import numpy
 
 from catena import backend
+from catena.function_node import FunctionNode
 from catena.testing.array import assert_allclose
 from catena.utils import force_array
 from catena.variable import Variable
@@ -77,6 +78,29 @@ def _outputs_of(result: Any, func: Any) -> tuple[Variable, ...]:
                 f'func must return a Variable or a tuple of Variables; output {index} of '
                 f'{_name(func)} is a {type(y).__name__}')
     return outputs
+
+
+class _PassThrough(FunctionNode):
+    """Identity; makes an output that is one of func's inputs a node's output."""
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        return inputs
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        return grad_outputs
+
+
+def _through_node(ys: tuple[Variable, ...]) -> tuple[Variable, ...]:
+    """Returns ``ys`` with the leaves passed through an identity node.
+
+    A function may return its input unchanged (a reshape to the same shape, a
+    gradient that is ``gy`` itself); backprop does not set the gradient of a
+    leaf it starts from, so such an output is given a creator first.
+    """
+    if all(y.creator_node is not None for y in ys):
+        return ys
+    return tuple(y if y.creator_node is not None else _PassThrough().apply((y,))[0]
+                 for y in ys)
 
 
 def _name(func: Any) -> str:
@@ -324,7 +348,7 @@ class _BackwardCheck:
                   for x, no_grad in zip(self.xs, self.no_grads)]
         for p in self.params:
             p.grad_var = None
-        ys = _outputs_of(self.func(*x_vars), self.func)
+        ys = _through_node(_outputs_of(self.func(*x_vars), self.func))
         gys = self._grad_outputs(ys)
         roots = [(y, gy) for y, gy in zip(ys, gys) if gy is not None]
         if roots:
