@@ -38,6 +38,11 @@ class GetItem(FunctionNode):
 
     def __init__(self, slices: Any) -> None:
         self.slices = _normalize(slices)
+        # A trailing Ellipsis does not change what is selected, but makes a single
+        # element come back as a 0-d array of the input's type, not a NumPy scalar.
+        self._key = self.slices
+        if not any(s is Ellipsis for s in self.slices):
+            self._key += (Ellipsis,)
 
     @property
     def label(self) -> str:
@@ -52,7 +57,7 @@ class GetItem(FunctionNode):
         x, = inputs
         self._in_shape = x.shape
         self._in_dtype = x.dtype
-        return force_array(x[self.slices]),
+        return force_array(x[self._key]),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         return GetItemGrad(self.slices, self._in_shape).apply(grad_outputs)

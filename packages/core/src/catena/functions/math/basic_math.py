@@ -14,9 +14,11 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode, _new_output
-from catena.functions.array.reshape import reshape
-from catena.functions.array.transpose import swap_last_two
 from catena.functions.math.exponential import log
+from catena.functions.math.matmul import (
+    MatMul,
+    matmul as matmul,  # re-exported for old importers; the home is math/matmul.py
+)
 from catena.functions.math.sum_to import sum_to
 from catena.utils import force_array, type_check
 from catena.variable import Variable
@@ -81,6 +83,35 @@ class Add(FunctionNode):
         x0, x1 = inputs
         self.shapes = (x0.shape, x1.shape)
         return force_array(x0 + x1),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        gy, = grad_outputs
+        return tuple([sum_to(gy, self.shapes[i]) for i in indexes])
+
+
+class MultiAdd(FunctionNode):
+    """The sum of any number of arrays, broadcast together."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        n = len(in_types)
+        type_check._argname(in_types, tuple(f'x{i}' for i in range(n)))
+        type_check.expect(in_types[0].dtype.kind == 'f')
+        for i in range(1, n):
+            type_check.expect(in_types[i].dtype == in_types[0].dtype)
+        type_check.expect_broadcast_shapes(*[t.shape for t in in_types])
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.shapes = [x.shape for x in inputs]
+        if len(inputs) == 1:
+            return inputs[0].copy(),
+        shape = numpy.broadcast_shapes(*self.shapes)
+        y = inputs[0] + inputs[1]
+        for x in inputs[2:]:
+            if y.shape == shape:
+                y += x  # y is a fresh array of the final shape
+            else:
+                y = y + x
+        return force_array(y),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         gy, = grad_outputs
@@ -310,42 +341,12 @@ class PowConstVar(FunctionNode):
         return grad_outputs[0] * y * log_value,
 
 
-class MatMul(FunctionNode):
-    """``x0 @ x1`` with NumPy's ``matmul`` semantics (1-D promotion, batch broadcast)."""
+class MatMulVarVar(MatMul):
+    """``lhs @ rhs``: :class:`~catena.functions.math.matmul.MatMul` without transposes."""
 
     @property
     def label(self) -> str:
         return '_ @ _'
-
-    def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ('lhs', 'rhs'))
-        lhs, rhs = in_types
-        type_check.expect(lhs.dtype.kind == 'f', lhs.dtype == rhs.dtype,
-                          lhs.ndim >= 1, rhs.ndim >= 1)
-        lhs_inner = lhs.shape[lhs.ndim - 1]
-        rhs_inner = rhs.shape[rhs.ndim - 2] if type_check.eval(rhs.ndim) >= 2 else rhs.shape[0]
-        type_check.expect(lhs_inner == rhs_inner)
-
-    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((0, 1))
-        x0, x1 = inputs
-        xp = backend.get_array_module(x0)
-        return force_array(xp.matmul(x0, x1)),
-
-    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        a, b = self.get_retained_inputs()
-        # Promote 1-D operands to matrices as matmul does, and gy to match.
-        a2 = a if a.ndim >= 2 else reshape(a, (1,) + a.shape)
-        b2 = b if b.ndim >= 2 else reshape(b, b.shape + (1,))
-        batch = numpy.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-        gy = reshape(grad_outputs[0], batch + (a2.shape[-2], b2.shape[-1]))
-        ret = []
-        for i in indexes:
-            if i == 0:
-                ret.append(reshape(sum_to(matmul(gy, swap_last_two(b2)), a2.shape), a.shape))
-            else:
-                ret.append(reshape(sum_to(matmul(swap_last_two(a2), gy), b2.shape), b.shape))
-        return tuple(ret)
 
 
 def _constant_label(value: Any) -> str:
@@ -381,9 +382,36 @@ def absolute(x: Any) -> Variable:
     return Absolute().apply((x,))[0]
 
 
-def matmul(a: Any, b: Any) -> Variable:
-    """Returns ``a @ b`` with NumPy's ``matmul`` semantics."""
-    return MatMul().apply((a, b))[0]
+def add(*xs: Any) -> Variable:
+    """Element-wise sum of the inputs, broadcast together.
+
+    With two inputs this is ``xs[0] + xs[1]`` (the second may be a scalar);
+    with more it is one node that adds them all.
+
+    Args:
+        xs: Variables or arrays of one floating point type.
+
+    Returns:
+        Variable: The sum.
+
+    .. admonition:: Example
+
+        >>> x = np.array([1.0, 2.0], dtype=np.float32)
+        >>> F.add(x, x, x).array
+        array([3., 6.], dtype=float32)
+        >>> F.add(x, 1).array
+        array([2., 3.], dtype=float32)
+    """
+    if not xs:
+        raise ValueError('add takes at least one input; got none')
+    if len(xs) == 2:
+        lhs, rhs = xs
+        if isinstance(rhs, (int, float, numpy.number, numpy.bool_)):
+            return AddConstant(lhs.dtype.type(rhs)).apply((lhs,))[0]
+        if not isinstance(rhs, Variable) and getattr(rhs, 'dtype', lhs.dtype) != lhs.dtype:
+            rhs = rhs.astype(lhs.dtype)
+        return Add().apply((lhs, rhs))[0]
+    return MultiAdd().apply(xs)[0]
 
 
 def _add(self: Variable, rhs: Any) -> Variable:
@@ -448,14 +476,14 @@ def _matmul(self: Variable, rhs: Any) -> Variable:
     rhs = _operand(self, rhs, '@')
     if not isinstance(rhs, Variable):
         raise TypeError('the operands of @ must be arrays or Variables, not scalars')
-    return MatMul().apply((self, rhs))[0]
+    return MatMulVarVar().apply((self, rhs))[0]
 
 
 def _rmatmul(self: Variable, lhs: Any) -> Variable:
     lhs = _operand(self, lhs, '@')
     if not isinstance(lhs, Variable):
         raise TypeError('the operands of @ must be arrays or Variables, not scalars')
-    return MatMul().apply((lhs, self))[0]
+    return MatMulVarVar().apply((lhs, self))[0]
 
 
 def install_variable_operators(variable_class: type) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
+
+import numpy
 
 from catena.function_node import FunctionNode
 from catena.functions.array.broadcast import broadcast_to
@@ -21,6 +24,42 @@ def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
             raise ValueError(f'axis contains duplicates: {axis}')
         return tuple(axis)
     raise TypeError(f'axis must be None, an int or a tuple of ints; got {axis!r}')
+
+
+# NumPy's add.reduce sums float32/float64 rows pairwise but without SIMD; einsum
+# vectorizes and is about 3x faster on MLP-sized arrays, at the price of longer
+# sequential runs per SIMD lane. Up to this many terms per sum its rounding
+# error stays within a few ulp of NumPy's, so it is used in that range only
+# (and from this many elements on, below which its parsing costs more).
+_EINSUM_MAX_TERMS = 8192
+_EINSUM_MIN_SIZE = 4096
+_SUBSCRIPTS = 'abcdefghijklmnopqrstuvwxyz'
+
+
+@functools.lru_cache(maxsize=256)
+def _einsum_plan(ndim: int, axis: tuple[int, ...] | None) -> tuple[str, tuple[int, ...]]:
+    """The einsum subscripts that sum over ``axis``, and the reduced axes."""
+    reduced = tuple(range(ndim)) if axis is None else tuple(sorted({a % ndim for a in axis}))
+    subscripts = _SUBSCRIPTS[:ndim]
+    kept = ''.join(s for i, s in enumerate(subscripts) if i not in reduced)
+    return f'{subscripts}->{kept}', reduced
+
+
+def _numpy_sum(x: numpy.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+    if (x.dtype.char not in 'fd' or x.size < _EINSUM_MIN_SIZE
+            or x.ndim > len(_SUBSCRIPTS)):
+        return x.sum(axis=axis, keepdims=keepdims)
+    shape = x.shape
+    subscripts, reduced = _einsum_plan(len(shape), axis)
+    terms = 1
+    for a in reduced:
+        terms *= shape[a]
+    if terms > _EINSUM_MAX_TERMS:
+        return x.sum(axis=axis, keepdims=keepdims)
+    y = numpy.einsum(subscripts, x)
+    if keepdims:
+        y = y.reshape(tuple(1 if i in reduced else n for i, n in enumerate(shape)))
+    return y
 
 
 class Sum(FunctionNode):
@@ -45,6 +84,8 @@ class Sum(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._in_shape = x.shape
+        if type(x) is numpy.ndarray:
+            return force_array(_numpy_sum(x, self.axis, self.keepdims)),
         return force_array(x.sum(axis=self.axis, keepdims=self.keepdims)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:

@@ -1,0 +1,193 @@
+"""The generic n-d convolution kernels and checks shared by the convolution nodes.
+
+The layouts are Chainer's: ``x`` is ``(n, c_in, *dims)``; a convolution
+weight is ``(c_out, c_in / groups, *ksize)`` and a deconvolution weight
+``(c_in, c_out / groups, *ksize)``. Each kernel is an im2col (or col2im) plus
+one batched matrix product that covers every group (``xp.matmul`` over
+``(n, groups)`` stacks: a BLAS GEMM per stack on NumPy, no copy of the
+column array).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from catena import backend
+from catena.utils import conv, type_check
+
+
+def as_params(value: Any, nd: int, name: str, minimum: int) -> tuple[int, ...]:
+    """Returns ``value`` (an int or a sequence of ``nd`` ints) as an ``nd``-tuple of ints.
+
+    Raises:
+        TypeError: If it is not an int or a sequence of ints.
+        ValueError: If it has another length or an entry below ``minimum``.
+    """
+    values = tuple(value) if isinstance(value, Sequence) else (value,) * nd
+    if len(values) != nd:
+        raise ValueError(f'{name} must be an int or a sequence of {nd} ints; got {value!r}')
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) and not hasattr(v, '__index__'):
+            raise TypeError(f'{name} must be an int or a sequence of ints; got {value!r}')
+    values = tuple(int(v) for v in values)
+    if any(v < minimum for v in values):
+        raise ValueError(f'{name} must be at least {minimum}; got {value!r}')
+    return values
+
+
+def as_groups(groups: Any) -> int:
+    """Validates the number of groups (a positive int)."""
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f'groups must be a positive int; got {groups!r}')
+    return groups
+
+
+def check_types(in_types: Any, nd: int, groups: int, transposed: bool) -> None:
+    """The type check of a (de)convolution with inputs ``(x, W[, b])``."""
+    n_in = in_types.size()
+    type_check.expect(2 <= n_in, n_in <= 3)
+    type_check._argname(in_types, ('x', 'W', 'b')[:len(in_types)])
+    x_type, w_type = in_types[0], in_types[1]
+    type_check.expect(
+        x_type.dtype.kind == 'f',
+        w_type.dtype == x_type.dtype,
+        x_type.ndim == nd + 2,
+        w_type.ndim == nd + 2,
+    )
+    if transposed:
+        type_check.expect(x_type.shape[1] == w_type.shape[0])
+        if groups > 1:
+            type_check.expect(w_type.shape[0] % groups == 0)
+    elif groups == 1:
+        type_check.expect(x_type.shape[1] == w_type.shape[1])
+    else:
+        type_check.expect(x_type.shape[1] == w_type.shape[1] * groups,
+                          w_type.shape[0] % groups == 0)
+    if type_check.eval(n_in) == 3:
+        b_type = in_types[2]
+        out_channels = w_type.shape[1] * groups if transposed else w_type.shape[0]
+        type_check.expect(
+            b_type.dtype == x_type.dtype,
+            b_type.ndim == 1,
+            b_type.shape[0] == out_channels,
+        )
+
+
+def conv_outsizes(who: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                  stride: tuple[int, ...], pad: tuple[int, ...], cover_all: bool,
+                  dilate: tuple[int, ...]) -> tuple[int, ...]:
+    """The spatial output shape of a convolution; a ValueError with the shapes if empty."""
+    outs = tuple(conv.get_conv_outsize(size, k, s, p, cover_all, d) for size, k, s, p, d
+                 in zip(x_shape[2:], w_shape[2:], stride, pad, dilate))
+    if any(o < 1 for o in outs):
+        raise ValueError(
+            f'{who}: the kernel is larger than the padded input: x.shape={x_shape}, '
+            f'W.shape={w_shape}, pad={pad}, dilate={dilate}, stride={stride} give the '
+            f'output size {outs}')
+    return outs
+
+
+def deconv_outsizes(who: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...],
+                    stride: tuple[int, ...], pad: tuple[int, ...], outsize: Any,
+                    dilate: tuple[int, ...]) -> tuple[tuple[int, ...], bool]:
+    """The spatial output shape of a deconvolution and the ``cover_all`` it implies.
+
+    Without ``outsize`` the output is the smallest that the matching
+    convolution maps back to the input (see
+    :func:`~catena.utils.conv.get_deconv_outsize`). A given ``outsize`` must
+    be mapped to the input's spatial shape by that convolution, with or
+    without ``cover_all``; a ValueError with the shapes is raised otherwise.
+    """
+    nd = len(x_shape) - 2
+    in_sizes = tuple(x_shape[2:])
+    params = list(zip(w_shape[2:], stride, pad, dilate))
+    if outsize is None:
+        outs = tuple(conv.get_deconv_outsize(size, k, s, p, False, d)
+                     for size, (k, s, p, d) in zip(in_sizes, params))
+        if any(o < 1 for o in outs):
+            raise ValueError(
+                f'{who}: the padding is too large: x.shape={x_shape}, W.shape={w_shape}, '
+                f'stride={stride}, pad={pad}, dilate={dilate} give the output size {outs}')
+        return outs, False
+    outs = as_params(outsize, nd, 'outsize', 1)
+    for cover_all in (False, True):
+        back = tuple(conv.get_conv_outsize(o, k, s, p, cover_all, d)
+                     for o, (k, s, p, d) in zip(outs, params))
+        if back == in_sizes:
+            return outs, cover_all
+    plain = tuple(conv.get_conv_outsize(o, k, s, p, False, d) for o, (k, s, p, d)
+                  in zip(outs, params))
+    raise ValueError(
+        f'{who}: outsize={outs} does not match the input: a convolution with W.shape={w_shape}, '
+        f'stride={stride}, pad={pad}, dilate={dilate} maps it to {plain} (without cover_all), '
+        f'but x.shape={x_shape}')
+
+
+def _is_pointwise(ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int]) -> bool:
+    """Whether the windows are the pixels themselves (1x1 kernel, stride 1, no padding)."""
+    return all(k == 1 for k in ksize) and all(s == 1 for s in stride) and not any(pad)
+
+
+def _columns(x: Any, ksize: Sequence[int], stride: tuple[int, ...], pad: tuple[int, ...],
+             cover_all: bool, dilate: tuple[int, ...], outs: Sequence[int]) -> Any:
+    """im2col as ``(n, c * K, L)``; a 1x1 convolution reads ``x`` itself."""
+    n, c = x.shape[:2]
+    if _is_pointwise(ksize, stride, pad):
+        return x.reshape(n, c, -1)
+    col = conv.im2col_nd_generic(x, ksize, stride, pad, 0, cover_all, dilate, outs)
+    return col.reshape(n, -1, math.prod(outs))
+
+
+def convolution(x: Any, W: Any, b: Any, stride: tuple[int, ...], pad: tuple[int, ...],
+                cover_all: bool, dilate: tuple[int, ...], groups: int,
+                outs: tuple[int, ...]) -> Any:
+    """``y = conv(x, W) + b``: im2col, then one batched product over (batch, group)."""
+    xp = backend.get_array_module(x)
+    n, c = x.shape[:2]
+    c_out = W.shape[0]
+    col = _columns(x, W.shape[2:], stride, pad, cover_all, dilate, outs)
+    # (groups, c_out/g, K) @ (n, groups, K, L) -> (n, groups, c_out/g, L), C-contiguous.
+    y = xp.matmul(W.reshape(groups, c_out // groups, -1),
+                  col.reshape(n, groups, -1, math.prod(outs)))
+    y = y.reshape((n, c_out) + tuple(outs))
+    if b is not None:
+        y += b.reshape((1, c_out) + (1,) * len(outs))
+    return y
+
+
+def deconvolution(x: Any, W: Any, b: Any, stride: tuple[int, ...], pad: tuple[int, ...],
+                  dilate: tuple[int, ...], groups: int, outs: tuple[int, ...]) -> Any:
+    """``y = conv^T(x, W) + b``: one batched product, then col2im."""
+    xp = backend.get_array_module(x)
+    n, c_in = x.shape[:2]
+    c_out = W.shape[1] * groups
+    ksize = W.shape[2:]
+    # (groups, c_out/g * K, c_in/g) @ (n, groups, c_in/g, L) -> (n, groups, c_out/g * K, L)
+    w_t = W.reshape(groups, c_in // groups, -1).swapaxes(1, 2)
+    col = xp.matmul(w_t, x.reshape(n, groups, c_in // groups, -1))
+    if _is_pointwise(ksize, stride, pad):
+        y = col.reshape((n, c_out) + tuple(outs))
+    else:
+        col = col.reshape((n, c_out) + tuple(ksize) + tuple(x.shape[2:]))
+        y = conv.col2im_nd_generic(col, stride, pad, outs, dilate)
+    if b is not None:
+        y += b.reshape((1, c_out) + (1,) * len(outs))
+    return y
+
+
+def convolution_grad_w(x: Any, gy: Any, ksize: Sequence[int], stride: tuple[int, ...],
+                       pad: tuple[int, ...], cover_all: bool, dilate: tuple[int, ...],
+                       groups: int) -> Any:
+    """The gradient of a convolution with respect to its weight ``(c_out, c_in/g, *ksize)``."""
+    xp = backend.get_array_module(x)
+    n, c = x.shape[:2]
+    c_out = gy.shape[1]
+    outs = gy.shape[2:]
+    col = _columns(x, ksize, stride, pad, cover_all, dilate, outs)
+    col = col.reshape(n, groups, -1, math.prod(outs))
+    # (n, groups, c_out/g, L) @ (n, groups, L, K) -> (n, groups, c_out/g, K), summed over n.
+    gw = xp.matmul(gy.reshape(n, groups, c_out // groups, -1), col.swapaxes(2, 3))
+    gw = gw.sum(axis=0) if n > 1 else gw[0]
+    return gw.reshape((c_out, c // groups) + tuple(ksize))

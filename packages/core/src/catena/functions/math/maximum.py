@@ -1,0 +1,60 @@
+"""``maximum``: the element-wise maximum of two variables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena import backend
+from catena.function_node import FunctionNode
+from catena.functions.math._select import SplitByMask
+from catena.utils import force_array, type_check
+from catena.variable import Variable
+
+
+class Maximum(FunctionNode):
+    """Element-wise maximum of two arrays of the same shape and dtype."""
+
+    def check_type_forward(self, in_types: Any) -> None:
+        type_check._argname(in_types, ('x1', 'x2'))
+        x1_type, x2_type = in_types
+        type_check.expect(
+            x1_type.dtype.kind == 'f',
+            x2_type.dtype == x1_type.dtype,
+            x2_type.shape == x1_type.shape,
+        )
+
+    def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
+        self.retain_inputs((0, 1))
+        x1, x2 = inputs
+        return force_array(backend.get_array_module(x1).maximum(x1, x2)),
+
+    def backward(self, indexes: Any, grad_outputs: Any) -> Any:
+        x1, x2 = self.get_retained_inputs()
+        # Ties send the gradient to x1.
+        return MaximumGrad(x1.array >= x2.array).apply(grad_outputs)
+
+
+class MaximumGrad(SplitByMask):
+    """Sends the gradient to x1 where it was selected (``cond``), else to x2."""
+
+
+def maximum(x1: Any, x2: Any) -> Variable:
+    """Element-wise maximum of two variables, :math:`y_i = \\max(x1_i, x2_i)`.
+
+    The gradient goes to the input whose element was selected (to ``x1``
+    where the two are equal).
+
+    Args:
+        x1: A Variable or array of floating point type.
+        x2: A Variable or array of the same shape and dtype as ``x1``.
+
+    Returns:
+        Variable: The largest of the two at each position.
+
+    .. admonition:: Example
+
+        >>> F.maximum(np.array([1.0, 5.0], dtype=np.float32),
+        ...         np.array([3.0, 2.0], dtype=np.float32)).array
+        array([3., 5.], dtype=float32)
+    """
+    return Maximum().apply((x1, x2))[0]

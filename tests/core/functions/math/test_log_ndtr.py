@@ -1,0 +1,67 @@
+"""log_ndtr: forward against scipy.special.log_ndtr, gradients, errors."""
+
+# Chainer-style tests draw from NumPy's global generator, which the test case seeds.
+# ruff: noqa: NPY002
+
+import sys
+
+import numpy as np
+import pytest
+import scipy.special
+
+import catena
+import catena.functions as F
+from catena import testing
+from catena.functions.math import _special
+from catena.utils.type_check import InvalidType
+
+
+@testing.parameterize(*testing.product({
+    'dtype': [np.float16, np.float32, np.float64],
+    'shape': [(3, 2), ()],
+}))
+class TestLogNdtr(testing.FunctionTestCase):
+
+    def generate_inputs(self):
+        return np.random.uniform(-5.0, 3.0, self.shape).astype(self.dtype),
+
+    def forward(self, inputs, device):
+        return F.log_ndtr(inputs[0]),
+
+    def forward_expected(self, inputs):
+        x, = inputs
+        return np.asarray(scipy.special.log_ndtr(x.astype(np.float64)), dtype=self.dtype),
+
+
+def test_gradient_is_the_known_derivative():
+    x = np.linspace(-5.0, 3.0, 7)
+    v = catena.Variable(x)
+    y = F.log_ndtr(v)
+    assert type(y.creator).__name__ == 'LogNdtr'
+    y.grad = np.ones_like(x)
+    y.backward()
+    expected = np.exp(-x * x / 2) / np.sqrt(2 * np.pi) / scipy.special.ndtr(x)
+    np.testing.assert_allclose(v.grad, expected, rtol=1e-12)
+
+
+def test_non_float_input_is_rejected():
+    with pytest.raises(InvalidType, match='x'):
+        F.log_ndtr(np.arange(3, dtype=np.int32))
+
+
+def test_missing_scipy_names_the_function(monkeypatch):
+    monkeypatch.setattr(_special, '_loaded', {})
+    monkeypatch.setitem(sys.modules, 'scipy.special', None)
+    message = r'catena\.functions\.log_ndtr needs SciPy.*pip install scipy'
+    with pytest.raises(ImportError, match=message):
+        F.log_ndtr(np.array([0.5], dtype=np.float32))
+
+
+def test_gradient_stays_finite_far_in_the_lower_tail():
+    x = catena.Variable(np.array([-40.0, -20.0]))
+    y = F.log_ndtr(x)
+    y.grad = np.ones(2)
+    y.backward()
+    # phi(x) / Phi(x) tends to -x; Phi(-40) underflows, log_ndtr does not.
+    np.testing.assert_allclose(x.grad, -x.array, rtol=5e-3)
+    assert np.isfinite(y.array).all()
