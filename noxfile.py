@@ -150,5 +150,6 @@ def tests_gpu(session: nox.Session, cuda: str) -> None:
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Benchmark catena against PyTorch (CPU) in the same run."""
-    session.install("-e", _package_dir(session, "catena"), TORCH)
+    # threadpoolctl lets the benchmarks hold NumPy's BLAS to one thread, as torch is.
+    session.install("-e", _package_dir(session, "catena"), TORCH, "threadpoolctl")
     session.run("python", "benchmarks/run.py", *session.posargs)

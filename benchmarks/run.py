@@ -172,6 +172,18 @@ def print_table(results: list[dict[str, Any]]) -> None:
                 print(f"  {r['case']} [{side}]: {r[side]['error']}")
 
 
+def _limit_blas_threads() -> str:
+    """Holds NumPy's BLAS to one thread, as every torch side sets for itself."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        print("threadpoolctl is not importable: NumPy's BLAS runs with its default "
+              "thread count while torch uses one (pip install threadpoolctl)")
+        return "default"
+    threadpoolctl.threadpool_limits(1)
+    return "1"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fast smoke run")
@@ -191,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         with_torch = False
 
     meta = versions(with_torch)
+    meta["blas_threads"] = _limit_blas_threads()
     print("  ".join(f"{k} {v}" for k, v in meta.items()))
     warmup, min_time, repeats = settings
     print(
