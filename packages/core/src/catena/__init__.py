@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena import _config_keys, backend, backends, function_hooks, functions, variable
+from catena import (
+    _config_keys,
+    backend,
+    backends,
+    distributions,
+    function_hooks,
+    functions,
+    variable,
+)
 from catena._backprop import backward, force_backprop_mode, grad, no_backprop_mode
 from catena._dtype import get_compute_mode, get_dtype, mixed16
 from catena._function_hooks import get_function_hooks
@@ -24,6 +32,7 @@ from catena.backends import cuda, intel64  # cheap shims; they load no plugin
 from catena.backends._kernel import Fallback
 from catena.configuration import config, global_config, using_config
 from catena.device_resident import DeviceResident
+from catena.distributions import Distribution, cross_entropy, kl_divergence, register_kl
 from catena.function import Function, FunctionAdapter
 from catena.function_hook import FunctionHook
 from catena.function_node import FunctionNode
@@ -81,13 +90,13 @@ def print_runtime_info(out: Any = None) -> None:
     _runtime_info.print_runtime_info(out)
 
 
-
 __all__ = [
-    'DeviceResident', 'Fallback', 'Function', 'FunctionAdapter', 'FunctionHook', 'FunctionNode',
-    'Initializer', 'Parameter', 'Variable', 'as_array', 'as_variable', 'backend', 'backward',
-    'config', 'force_backprop_mode', 'get_array_types', 'get_compute_mode',
-    'get_cpu_array_types', 'get_device', 'get_dtype', 'get_function_hooks', 'global_config',
-    'grad', 'hookimpl', 'hookspec', 'is_arrays_compatible', 'is_debug', 'mixed16',
-    'no_backprop_mode', 'print_runtime_info', 'set_debug', 'should_use_cudnn',
-    'should_use_cudnn_tensor_core', 'using_config', 'using_device', '__version__',
+    'DeviceResident', 'Distribution', 'Fallback', 'Function', 'FunctionAdapter', 'FunctionHook',
+    'FunctionNode', 'Initializer', 'Parameter', 'Variable', 'as_array', 'as_variable', 'backend',
+    'backward', 'config', 'cross_entropy', 'distributions', 'force_backprop_mode',
+    'get_array_types', 'get_compute_mode', 'get_cpu_array_types', 'get_device', 'get_dtype',
+    'get_function_hooks', 'global_config', 'grad', 'hookimpl', 'hookspec', 'is_arrays_compatible',
+    'is_debug', 'kl_divergence', 'mixed16', 'no_backprop_mode', 'print_runtime_info',
+    'register_kl', 'set_debug', 'should_use_cudnn', 'should_use_cudnn_tensor_core', 'using_config',
+    'using_device', '__version__',
 ]

@@ -80,6 +80,35 @@ from catena.functions.connection.embed_id import embed_id
 from catena.functions.connection.linear import linear
 from catena.functions.connection.local_convolution_2d import local_convolution_2d
 from catena.functions.connection.shift import shift
+from catena.functions.evaluation.accuracy import accuracy
+from catena.functions.evaluation.binary_accuracy import binary_accuracy
+from catena.functions.evaluation.classification_summary import (
+    classification_summary,
+    f1_score,
+    fbeta_score,
+    precision,
+    recall,
+)
+from catena.functions.evaluation.r2_score import r2_score
+from catena.functions.loss.absolute_error import absolute_error
+from catena.functions.loss.black_out import black_out
+from catena.functions.loss.contrastive import contrastive
+from catena.functions.loss.crf1d import argmax_crf1d, crf1d
+from catena.functions.loss.cross_covariance import cross_covariance
+from catena.functions.loss.ctc import connectionist_temporal_classification
+from catena.functions.loss.decov import decov
+from catena.functions.loss.discriminative_loss import discriminative_margin_based_clustering_loss
+from catena.functions.loss.hinge import hinge
+from catena.functions.loss.huber_loss import huber_loss
+from catena.functions.loss.mean_absolute_error import mean_absolute_error
+from catena.functions.loss.mean_squared_error import mean_squared_error
+from catena.functions.loss.negative_sampling import negative_sampling
+from catena.functions.loss.sigmoid_cross_entropy import sigmoid_cross_entropy
+from catena.functions.loss.softmax_cross_entropy import softmax_cross_entropy
+from catena.functions.loss.squared_difference import squared_difference
+from catena.functions.loss.squared_error import squared_error
+from catena.functions.loss.triplet import triplet
+from catena.functions.loss.vae import bernoulli_nll, gaussian_kl_divergence, gaussian_nll
 from catena.functions.math.arctanh import arctanh
 from catena.functions.math.average import average, mean
 from catena.functions.math.basic_math import absolute, add
@@ -153,31 +182,66 @@ from catena.functions.normalization.layer_normalization import layer_normalizati
 from catena.functions.normalization.local_response_normalization import (
     local_response_normalization,
 )
+from catena.functions.pooling.average_pooling_2d import average_pooling_2d
+from catena.functions.pooling.average_pooling_nd import (
+    average_pooling_1d,
+    average_pooling_3d,
+    average_pooling_nd,
+)
+from catena.functions.pooling.max_pooling_2d import max_pooling_2d
+from catena.functions.pooling.max_pooling_nd import max_pooling_1d, max_pooling_3d, max_pooling_nd
+from catena.functions.pooling.roi_average_align_2d import roi_average_align_2d
+from catena.functions.pooling.roi_average_pooling_2d import roi_average_pooling_2d
+from catena.functions.pooling.roi_max_align_2d import roi_max_align_2d
+from catena.functions.pooling.roi_max_pooling_2d import roi_max_pooling_2d
+from catena.functions.pooling.roi_pooling_2d import roi_pooling_2d
+from catena.functions.pooling.spatial_pyramid_pooling_2d import spatial_pyramid_pooling_2d
+from catena.functions.pooling.unpooling_2d import unpooling_2d
+from catena.functions.pooling.unpooling_nd import unpooling_1d, unpooling_3d, unpooling_nd
+from catena.functions.pooling.upsampling_2d import upsampling_2d
+from catena.functions.rnn.lstm import lstm
+from catena.functions.rnn.n_step_gru import n_step_bigru, n_step_gru
+from catena.functions.rnn.n_step_lstm import n_step_bilstm, n_step_lstm
+from catena.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
+from catena.functions.rnn.slstm import slstm
+from catena.functions.rnn.tree_lstm import tree_lstm
 from catena.functions.util.forget import forget
 
 __all__ = [
-    'absolute', 'add', 'arccos', 'arcsin', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin',
-    'as_strided', 'average', 'batch_det', 'batch_inv', 'batch_l2_norm_squared', 'batch_matmul',
-    'batch_normalization', 'batch_renormalization', 'bias', 'bilinear', 'broadcast',
-    'broadcast_to', 'cast', 'ceil', 'cholesky', 'clip', 'clipped_relu', 'concat', 'convolution_1d',
-    'convolution_2d', 'convolution_3d', 'convolution_nd', 'copy', 'cos', 'cosh', 'crelu',
-    'cumprod', 'cumsum', 'deconvolution_1d', 'deconvolution_2d', 'deconvolution_3d',
-    'deconvolution_nd', 'decorrelated_batch_normalization', 'deformable_convolution_2d_sampler',
-    'depth2space', 'depthwise_convolution_2d', 'det', 'diagonal', 'digamma',
-    'dilated_convolution_2d', 'dropout', 'dstack', 'einsum', 'elu', 'embed_id', 'erf', 'erfc',
-    'erfcinv', 'erfcx', 'erfinv', 'exp', 'expand_dims', 'expm1', 'fft', 'fix',
+    'absolute', 'absolute_error', 'accuracy', 'add', 'arccos', 'arcsin', 'arctan', 'arctan2',
+    'arctanh', 'argmax', 'argmax_crf1d', 'argmin', 'as_strided', 'average', 'average_pooling_1d',
+    'average_pooling_2d', 'average_pooling_3d', 'average_pooling_nd', 'batch_det', 'batch_inv',
+    'batch_l2_norm_squared', 'batch_matmul', 'batch_normalization', 'batch_renormalization',
+    'bernoulli_nll', 'bias', 'bilinear', 'binary_accuracy', 'black_out', 'broadcast',
+    'broadcast_to', 'cast', 'ceil', 'cholesky', 'classification_summary', 'clip', 'clipped_relu',
+    'concat', 'connectionist_temporal_classification', 'contrastive', 'convolution_1d',
+    'convolution_2d', 'convolution_3d', 'convolution_nd', 'copy', 'cos', 'cosh', 'crelu', 'crf1d',
+    'cross_covariance', 'cumprod', 'cumsum', 'deconvolution_1d', 'deconvolution_2d',
+    'deconvolution_3d', 'deconvolution_nd', 'decorrelated_batch_normalization', 'decov',
+    'deformable_convolution_2d_sampler', 'depth2space', 'depthwise_convolution_2d', 'det',
+    'diagonal', 'digamma', 'dilated_convolution_2d', 'discriminative_margin_based_clustering_loss',
+    'dropout', 'dstack', 'einsum', 'elu', 'embed_id', 'erf', 'erfc', 'erfcinv', 'erfcx', 'erfinv',
+    'exp', 'expand_dims', 'expm1', 'f1_score', 'fbeta_score', 'fft', 'fix',
     'fixed_batch_normalization', 'fixed_batch_renormalization',
     'fixed_decorrelated_batch_normalization', 'flatten', 'flip', 'fliplr', 'flipud', 'floor',
-    'fmod', 'forget', 'gaussian', 'get_item', 'group_normalization', 'gumbel_softmax',
-    'hard_sigmoid', 'hstack', 'identity', 'ifft', 'im2col', 'inv', 'layer_normalization',
-    'leaky_relu', 'lgamma', 'linear', 'linear_interpolate', 'local_convolution_2d',
-    'local_response_normalization', 'log', 'log10', 'log1p', 'log2', 'log_ndtr', 'log_softmax',
-    'logsumexp', 'matmul', 'max', 'maximum', 'maxout', 'mean', 'min', 'minimum', 'moveaxis',
-    'ndtr', 'ndtri', 'normalize', 'pad', 'pad_sequence', 'permutate', 'polygamma', 'prelu', 'prod',
-    'relu', 'relu6', 'repeat', 'reshape', 'resize_images', 'rollaxis', 'rrelu', 'rsqrt', 'scale',
-    'scatter_add', 'select_item', 'selu', 'separate', 'shift', 'sigmoid', 'sign',
-    'simplified_dropconnect', 'sin', 'sinh', 'softmax', 'softplus', 'space2depth', 'sparse_matmul',
-    'spatial_transformer_grid', 'spatial_transformer_sampler', 'split_axis', 'sqrt', 'square',
-    'squeeze', 'stack', 'sum', 'sum_to', 'swapaxes', 'swish', 'tan', 'tanh', 'tensordot', 'tile',
-    'transpose', 'transpose_sequence', 'vstack', 'where', 'zeta', 'zoneout',
+    'fmod', 'forget', 'gaussian', 'gaussian_kl_divergence', 'gaussian_nll', 'get_item',
+    'group_normalization', 'gumbel_softmax', 'hard_sigmoid', 'hinge', 'hstack', 'huber_loss',
+    'identity', 'ifft', 'im2col', 'inv', 'layer_normalization', 'leaky_relu', 'lgamma', 'linear',
+    'linear_interpolate', 'local_convolution_2d', 'local_response_normalization', 'log', 'log10',
+    'log1p', 'log2', 'log_ndtr', 'log_softmax', 'logsumexp', 'lstm', 'matmul', 'max',
+    'max_pooling_1d', 'max_pooling_2d', 'max_pooling_3d', 'max_pooling_nd', 'maximum', 'maxout',
+    'mean', 'mean_absolute_error', 'mean_squared_error', 'min', 'minimum', 'moveaxis',
+    'n_step_bigru', 'n_step_bilstm', 'n_step_birnn', 'n_step_gru', 'n_step_lstm', 'n_step_rnn',
+    'ndtr', 'ndtri', 'negative_sampling', 'normalize', 'pad', 'pad_sequence', 'permutate',
+    'polygamma', 'precision', 'prelu', 'prod', 'r2_score', 'recall', 'relu', 'relu6', 'repeat',
+    'reshape', 'resize_images', 'roi_average_align_2d', 'roi_average_pooling_2d',
+    'roi_max_align_2d', 'roi_max_pooling_2d', 'roi_pooling_2d', 'rollaxis', 'rrelu', 'rsqrt',
+    'scale', 'scatter_add', 'select_item', 'selu', 'separate', 'shift', 'sigmoid',
+    'sigmoid_cross_entropy', 'sign', 'simplified_dropconnect', 'sin', 'sinh', 'slstm', 'softmax',
+    'softmax_cross_entropy', 'softplus', 'space2depth', 'sparse_matmul',
+    'spatial_pyramid_pooling_2d', 'spatial_transformer_grid', 'spatial_transformer_sampler',
+    'split_axis', 'sqrt', 'square', 'squared_difference', 'squared_error', 'squeeze', 'stack',
+    'sum', 'sum_to', 'swapaxes', 'swish', 'tan', 'tanh', 'tensordot', 'tile', 'transpose',
+    'transpose_sequence', 'tree_lstm', 'triplet', 'unpooling_1d', 'unpooling_2d', 'unpooling_3d',
+    'unpooling_nd', 'upsampling_2d', 'vstack', 'where', 'zeta', 'zoneout',
 ]
