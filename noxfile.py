@@ -18,7 +18,8 @@ Sessions:
     the core works alone, on NumPy 2 and on NumPy 1.26.
 ``tests``
     all five distributions installed editable with onnxruntime and h5py; runs
-    ``pytest tests``. CUDA tests skip themselves without a GPU.
+    ``pytest tests``, then the core's docstring examples as doctests. CUDA
+    tests skip themselves without a GPU.
 ``tests-gpu(cuda='12')``, ``tests-gpu(cuda='13')``
     not part of the default run: ``tests`` with CuPy for that CUDA major
     version, on the Python that runs nox (the GPU machine has 3.12).
@@ -84,7 +85,7 @@ def lint(session: nox.Session) -> None:
     """Run ruff over every Python file we own."""
     session.install(RUFF)
     targets = [p for p in ("packages", "tests", "benchmarks") if (ROOT / p).is_dir()]
-    session.run("ruff", "check", *targets, "noxfile.py", *session.posargs)
+    session.run("ruff", "check", *targets, "noxfile.py", "conftest.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -130,6 +131,8 @@ def tests(session: nox.Session) -> None:
         editable += ["-e", _package_dir(session, dist)]
     session.install(*editable, *TEST_TOOLS, "h5py", "onnxruntime")
     session.run("pytest", "tests", *session.posargs)
+    # The docstring examples of the core (their namespace is set in conftest.py).
+    session.run("pytest", "--doctest-modules", "packages/core/src/catena")
 
 
 @nox.session(name="tests-gpu", python=None)

@@ -140,7 +140,11 @@ def using_config(name: str, value: Any, config: LocalConfig = config) -> Iterato
     .. admonition:: Example
 
         >>> with catena.using_config('train', False):
-        ...     y = model(x)
+        ...     y = F.dropout(np.ones(4, np.float32))  # identity outside training
+        >>> y.array
+        array([1., 1., 1., 1.], dtype=float32)
+        >>> catena.config.train
+        True
     """
     old = config.__dict__.get(name, _MISSING)
     setattr(config, name, value)

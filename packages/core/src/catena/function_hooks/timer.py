@@ -56,8 +56,9 @@ class TimerHook(function_hook.FunctionHook):
     .. admonition:: Example
 
         >>> from catena.function_hooks import TimerHook
+        >>> x = catena.Variable(np.array([0.5], np.float32))
         >>> with TimerHook() as hook:
-        ...     y = model(x)
+        ...     y = F.tanh(x)
         ...     y.backward()
         >>> hook.print_report()  # doctest: +SKIP
         FunctionName  ElapsedTime  Occurrence

@@ -42,6 +42,7 @@ def parameterize(*params: Mapping[str, Any]) -> Callable[[type], None]:
 
     .. admonition:: Example
 
+        >>> import unittest
         >>> @testing.parameterize(*testing.product({'dtype': [np.float32, np.float64]}))
         ... class TestDouble(unittest.TestCase):
         ...     def test_double(self):
