@@ -10,7 +10,7 @@ from catena.distributions import distribution
 from catena.functions.math.exponential import log
 from catena.functions.math.logarithm_1p import log1p
 from catena.functions.math.trigonometric import arctan, tan
-from catena.variable import Variable
+from catena.variable import Variable, as_variable
 
 _LOG_PI = math.log(math.pi)
 
@@ -56,7 +56,7 @@ class Cauchy(distribution.Distribution):
         return arctan((x - self.loc) / self.scale) / math.pi + 0.5
 
     def icdf(self, x: Any) -> Variable:
-        return self.loc + self.scale * tan((x - 0.5) * math.pi)
+        return self.loc + self.scale * tan((as_variable(x) - 0.5) * math.pi)
 
     @property
     def entropy(self) -> Variable:

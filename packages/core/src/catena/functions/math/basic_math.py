@@ -447,7 +447,7 @@ def _div(self: Variable, rhs: Any) -> Variable:
     if isinstance(rhs, Variable):
         return Div().apply((self, rhs))[0]
     with numpy.errstate(divide='ignore'):
-        reciprocal = 1 / rhs
+        reciprocal = rhs.dtype.type(1) / rhs  # a Python 1 would promote float32 on NumPy 1.x
     return MulConstant(reciprocal).apply((self,))[0]
 
 
