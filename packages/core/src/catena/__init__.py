@@ -12,9 +12,19 @@ from catena import (
     _config_keys,
     backend,
     backends,
+    dataset,
+    datasets,
     distributions,
     function_hooks,
     functions,
+    initializer,
+    initializers,
+    iterators,
+    link,
+    link_hook,
+    links,
+    sequential,
+    utils,
     variable,
 )
 from catena._backprop import backward, force_backprop_mode, grad, no_backprop_mode
@@ -37,8 +47,11 @@ from catena.function import Function, FunctionAdapter
 from catena.function_hook import FunctionHook
 from catena.function_node import FunctionNode
 from catena.initializers import Initializer
+from catena.link import Chain, ChainList, Link
+from catena.link_hook import LinkHook
 from catena.parameter import Parameter
 from catena.plugins import hookimpl, hookspec
+from catena.sequential import Sequential
 from catena.variable import Variable, as_array, as_variable
 
 _config_keys.apply(_config_keys.CORE_KEYS, global_config)
@@ -91,12 +104,14 @@ def print_runtime_info(out: Any = None) -> None:
 
 
 __all__ = [
-    'DeviceResident', 'Distribution', 'Fallback', 'Function', 'FunctionAdapter', 'FunctionHook',
-    'FunctionNode', 'Initializer', 'Parameter', 'Variable', 'as_array', 'as_variable', 'backend',
-    'backward', 'config', 'cross_entropy', 'distributions', 'force_backprop_mode',
-    'get_array_types', 'get_compute_mode', 'get_cpu_array_types', 'get_device', 'get_dtype',
-    'get_function_hooks', 'global_config', 'grad', 'hookimpl', 'hookspec', 'is_arrays_compatible',
-    'is_debug', 'kl_divergence', 'mixed16', 'no_backprop_mode', 'print_runtime_info',
-    'register_kl', 'set_debug', 'should_use_cudnn', 'should_use_cudnn_tensor_core', 'using_config',
-    'using_device', '__version__',
+    'Chain', 'ChainList', 'DeviceResident', 'Distribution', 'Fallback', 'Function',
+    'FunctionAdapter', 'FunctionHook', 'FunctionNode', 'Initializer', 'Link', 'LinkHook',
+    'Parameter', 'Sequential', 'Variable', '__version__', 'as_array', 'as_variable', 'backend',
+    'backward', 'config', 'cross_entropy', 'dataset', 'datasets', 'distributions',
+    'force_backprop_mode', 'functions', 'get_array_types', 'get_compute_mode',
+    'get_cpu_array_types', 'get_device', 'get_dtype', 'get_function_hooks', 'global_config',
+    'grad', 'hookimpl', 'hookspec', 'initializers', 'is_arrays_compatible', 'is_debug',
+    'iterators', 'kl_divergence', 'link', 'link_hook', 'links', 'mixed16', 'no_backprop_mode',
+    'print_runtime_info', 'register_kl', 'sequential', 'set_debug', 'should_use_cudnn',
+    'should_use_cudnn_tensor_core', 'using_config', 'using_device', 'utils',
 ]

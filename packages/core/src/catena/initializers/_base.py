@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy
 
-from catena import _dtype
+from catena import _dtype, backend
 
 
 class Initializer:
@@ -22,6 +23,57 @@ class Initializer:
 
     def __call__(self, array: Any) -> None:
         raise NotImplementedError(f'{type(self).__name__} must implement __call__(array)')
+
+    def _check_dtype(self, array: Any) -> None:
+        if self.dtype is not None and array.dtype != self.dtype:
+            raise ValueError(f'{type(self).__name__}: array dtype {array.dtype} differs from '
+                             f'the initializer dtype {self.dtype}')
+
+
+def get_fans(shape: Any) -> tuple[int, int]:
+    """Returns ``(fan_in, fan_out)`` of a weight of ``shape``.
+
+    The first axis counts the output units, the second the input units and
+    the remaining axes (a convolution kernel) multiply both.
+
+    Args:
+        shape: The weight's shape, of length 2 or more.
+
+    Returns:
+        tuple: ``(fan_in, fan_out)``.
+    """
+    shape = tuple(shape)
+    if len(shape) < 2:
+        raise ValueError(f'shape must be of length >= 2 to compute fans: shape={shape}')
+    receptive = 1
+    for size in shape[2:]:
+        receptive *= int(size)
+    return int(shape[1]) * receptive, int(shape[0]) * receptive
+
+
+def _scaled_std(name: str, shape: Any, fan_option: str, scale: float, gain: float) -> float:
+    """Returns ``scale * sqrt(gain / fan)`` for the fan chosen by ``fan_option``."""
+    fan_in, fan_out = get_fans(shape)
+    fan: float
+    if fan_option == 'fan_in':
+        fan = fan_in
+    elif fan_option == 'fan_out':
+        fan = fan_out
+    elif fan_option == 'fan_avg':
+        fan = (fan_in + fan_out) / 2
+    else:
+        raise ValueError(f"{name}: fan_option must be 'fan_in', 'fan_out' or 'fan_avg'; "
+                         f'got {fan_option!r}')
+    if fan == 0:
+        raise ValueError(f'{name}: shape {tuple(shape)} has a zero {fan_option}')
+    return float(scale * math.sqrt(gain / fan))
+
+
+def _random_state(rng: Any, array: Any) -> Any:
+    """Returns ``rng``, or the random module of the array's array module."""
+    if rng is not None:
+        return rng
+    return backend.get_array_module(array).random
 
 
 def _resolve(initializer: Any) -> Any:
@@ -64,8 +116,6 @@ def generate_array(initializer: Any, shape: Any, xp: Any, dtype: Any = None,
     array = numpy.empty(tuple(shape), dtype=dtype)
     initializer(array)
     if device is not None:
-        from catena import backend
-
         return backend.get_device(device).send_array(array)
     if xp is not numpy and xp is not None:
         return xp.asarray(array)

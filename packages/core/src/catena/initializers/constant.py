@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy
 
+from catena import backend
 from catena.initializers._base import Initializer
 
 
@@ -30,8 +31,6 @@ class Constant(Initializer):
                              f'{self.dtype}')
         value = self.fill_value
         if hasattr(value, 'shape') and not isinstance(value, numpy.ndarray):
-            from catena import backend
-
             value = backend.get_device_from_array(value).to_numpy(value)
         array[...] = numpy.broadcast_to(numpy.asarray(value), array.shape)
 

@@ -1,0 +1,91 @@
+"""Uniform initializers: Uniform, LeCunUniform, GlorotUniform and HeUniform."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena.initializers._base import Initializer, _random_state, _scaled_std
+
+
+def _fill_uniform(array: Any, bound: float, rng: Any) -> None:
+    array[...] = _random_state(rng, array).uniform(low=-bound, high=bound, size=array.shape)
+
+
+class Uniform(Initializer):
+    """Fills the array with draws from the uniform distribution on ``[-scale, scale]``.
+
+    Args:
+        scale: The half-width of the interval.
+        dtype: The dtype the initializer produces.
+        rng: A random generator with a ``uniform`` method (``numpy.random``
+            style); None draws from the array module's ``random``.
+    """
+
+    def __init__(self, scale: float = 0.05, dtype: Any = None, rng: Any = None) -> None:
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def __call__(self, array: Any) -> None:
+        self._check_dtype(array)
+        _fill_uniform(array, self.scale, self.rng)
+
+
+class LeCunUniform(Initializer):
+    """Uniform on ``[-s, s]`` with ``s = scale * sqrt(3 / fan_in)``.
+
+    Args:
+        scale: A factor on the half-width.
+        dtype: The dtype the initializer produces.
+        rng: A random generator, or None for the array module's ``random``.
+    """
+
+    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def __call__(self, array: Any) -> None:
+        self._check_dtype(array)
+        bound = _scaled_std('LeCunUniform', array.shape, 'fan_in', self.scale, 3.0)
+        _fill_uniform(array, bound, self.rng)
+
+
+class GlorotUniform(Initializer):
+    """Uniform on ``[-s, s]`` with ``s = scale * sqrt(6 / (fan_in + fan_out))``.
+
+    Args:
+        scale: A factor on the half-width.
+        dtype: The dtype the initializer produces.
+        rng: A random generator, or None for the array module's ``random``.
+    """
+
+    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def __call__(self, array: Any) -> None:
+        self._check_dtype(array)
+        bound = _scaled_std('GlorotUniform', array.shape, 'fan_avg', self.scale, 3.0)
+        _fill_uniform(array, bound, self.rng)
+
+
+class HeUniform(Initializer):
+    """Uniform on ``[-s, s]`` with ``s = scale * sqrt(6 / fan_in)``.
+
+    Args:
+        scale: A factor on the half-width.
+        dtype: The dtype the initializer produces.
+        rng: A random generator, or None for the array module's ``random``.
+    """
+
+    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def __call__(self, array: Any) -> None:
+        self._check_dtype(array)
+        bound = _scaled_std('HeUniform', array.shape, 'fan_in', self.scale, 6.0)
+        _fill_uniform(array, bound, self.rng)

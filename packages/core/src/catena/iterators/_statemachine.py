@@ -1,0 +1,103 @@
+"""The position bookkeeping shared by all iterators."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy
+
+from catena.iterators import order_samplers
+
+
+class IteratorState(NamedTuple):
+    current_position: int
+    epoch: int
+    is_new_epoch: bool
+    order: numpy.ndarray | None
+
+
+def initial_state(n: int, order_sampler: Callable[..., Any] | None) -> IteratorState:
+    order = None
+    if order_sampler is not None:
+        order = _checked_order(order_sampler(numpy.arange(n), 0), n)
+    return IteratorState(0, 0, False, order)
+
+
+def _checked_order(order: Any, n: int) -> numpy.ndarray:
+    order = numpy.asarray(order)
+    if order.shape != (n,):
+        raise ValueError(f'the order sampler returned an order of shape {order.shape}; '
+                         f'expected ({n},) for a dataset of length {n}')
+    return order
+
+
+def advance(state: IteratorState, batch_size: int, repeat: bool,
+            order_sampler: Callable[..., Any] | None,
+            n: int) -> tuple[IteratorState, numpy.ndarray | None]:
+    """Returns the state after the next batch and the batch's indices (None at the end)."""
+    position, epoch, _, order = state
+    if not repeat and epoch > 0:
+        return state, None
+    if n == 0:
+        if repeat:
+            raise ValueError('the dataset is empty; an iterator that repeats needs examples')
+        return IteratorState(0, epoch + 1, True, order), None
+    parts = []
+    needed = batch_size
+    is_new_epoch = False
+    while needed > 0:
+        end = min(position + needed, n)
+        parts.append(numpy.arange(position, end) if order is None else order[position:end])
+        needed -= end - position
+        position = end
+        if position == n:
+            epoch += 1
+            is_new_epoch = True
+            position = 0
+            if order_sampler is not None:
+                order = _checked_order(order_sampler(order, n), n)
+            if not repeat:
+                break
+    indices = parts[0] if len(parts) == 1 else numpy.concatenate(parts)
+    return IteratorState(position, epoch, is_new_epoch, order), indices
+
+
+def serialize_state(serializer: Any, state: IteratorState, previous_epoch_detail: float,
+                    order_sampler: Any) -> tuple[IteratorState, float]:
+    """Saves or loads ``state``; returns the (possibly loaded) state and previous detail."""
+    ser = order_samplers._serialize_value
+    position = int(ser(serializer, 'current_position', state.current_position))
+    epoch = int(ser(serializer, 'epoch', state.epoch))
+    is_new_epoch = bool(ser(serializer, 'is_new_epoch', state.is_new_epoch))
+    order = state.order
+    if order is not None:
+        order = numpy.array(ser(serializer, 'order', order.copy()))
+    try:
+        previous = float(ser(serializer, 'previous_epoch_detail', previous_epoch_detail))
+    except KeyError:
+        previous = -1.0
+    serialize_sampler = getattr(order_sampler, 'serialize', None)
+    if serialize_sampler is not None:
+        try:
+            serialize_sampler(serializer['order_sampler'])
+        except KeyError:
+            pass  # a snapshot without the sampler's state (older or Chainer-made)
+    return IteratorState(position, epoch, is_new_epoch, order), previous
+
+
+def make_order_sampler(shuffle: bool | None, order_sampler: Any) -> Any:
+    """Resolves Chainer's ``shuffle`` / ``order_sampler`` arguments."""
+    if shuffle is not None:
+        if order_sampler is not None:
+            raise ValueError('shuffle is not None and an order_sampler is given; '
+                             'set shuffle=None to use the order sampler')
+        return order_samplers.ShuffleOrderSampler() if shuffle else None
+    if order_sampler is None:
+        return order_samplers.ShuffleOrderSampler()
+    return order_sampler
+
+
+def copy_sampler(order_sampler: Any) -> Any:
+    return copy.deepcopy(order_sampler)

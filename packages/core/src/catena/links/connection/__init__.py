@@ -1,0 +1,1 @@
+"""Connection links: layers with weights (Linear, convolutions, embeddings, ...)."""

@@ -1,0 +1,81 @@
+"""Helpers shared by the connection links: initializer resolution and size arguments."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from catena import initializers
+
+
+def get_initializer(initializer: Any, default: str = 'LeCunNormal') -> Any:
+    """Turns a link's ``initialW``-style argument into an initializer.
+
+    None gives ``initializers.<default>()``; a scalar or an array gives a
+    :class:`~catena.initializers.Constant` (so that the parameter stays
+    uninitialized until its shape is known); callables pass through.
+    """
+    if initializer is None:
+        return getattr(initializers, default)()
+    if isinstance(initializer, (numbers.Number, numpy.generic)) and \
+            not isinstance(initializer, bool) or hasattr(initializer, 'shape'):
+        return initializers.Constant(initializer)
+    if not callable(initializer):
+        raise TypeError('an initializer must be None, a scalar, an array or a callable; '
+                        f'got {type(initializer).__name__}')
+    return initializer
+
+
+def get_bias_initializer(initial_bias: Any) -> Any:
+    """Turns ``initial_bias`` into an initializer; None means zero."""
+    if initial_bias is None:
+        return initializers.Constant(0)
+    return get_initializer(initial_bias)
+
+
+def as_tuple(value: Any, nd: int, name: str, minimum: int = 1) -> tuple[int, ...]:
+    """Returns ``value`` (an int or ``nd`` ints) as an ``nd``-tuple of ints.
+
+    Raises:
+        TypeError: If it is not an int or a sequence of ints.
+        ValueError: If it has another length or an entry below ``minimum``.
+    """
+    values = tuple(value) if isinstance(value, Sequence) else (value,) * nd
+    if len(values) != nd:
+        raise ValueError(f'{name} must be an int or a sequence of {nd} ints; got {value!r}')
+    for v in values:
+        if isinstance(v, bool) or not hasattr(v, '__index__'):
+            raise TypeError(f'{name} must be an int or a sequence of ints; got {value!r}')
+    result = tuple(int(v) for v in values)
+    if any(v < minimum for v in result):
+        raise ValueError(f'{name} must be at least {minimum}; got {value!r}')
+    return result
+
+
+def as_groups(groups: Any) -> int:
+    """Validates the number of groups (a positive int)."""
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f'groups must be a positive int; got {groups!r}')
+    return groups
+
+
+def check_channels(who: str, x: Any, nd: int, expected: int | None) -> int:
+    """Returns the channel count of ``x`` after checking it is ``(n, c, *nd dims)``.
+
+    Raises:
+        ValueError: If ``x`` has another rank, or ``expected`` channels are
+            set and ``x`` has another number.
+    """
+    shape = x.shape
+    if len(shape) != nd + 2:
+        dims = ', '.join(f'd{i + 1}' for i in range(nd)) if nd > 2 else \
+            ('w' if nd == 1 else 'h, w')
+        raise ValueError(f'{who} takes inputs of shape (n, c, {dims}); got x.shape={shape}')
+    channels = int(shape[1])
+    if expected is not None and channels != expected:
+        raise ValueError(f'{who} has {expected} input channels, but x.shape={shape} has '
+                         f'{channels}')
+    return channels

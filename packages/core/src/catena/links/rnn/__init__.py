@@ -1,0 +1,1 @@
+"""Recurrent links: LSTMs, GRUs, MGUs, tree LSTMs and the n-step sequence links."""
