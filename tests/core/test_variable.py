@@ -339,3 +339,23 @@ def test_as_variable_and_as_array():
     assert isinstance(x, Variable) and x.array is a and not x.requires_grad
     assert catena.as_variable(x) is x
     assert catena.as_array(x) is a and catena.as_array(a) is a
+
+
+def test_copydata_between_uninitialized_variables_is_a_no_op():
+    a, b = catena.Variable(None), catena.Variable(None)
+    a.copydata(b)
+    assert a.array is None and b.array is None
+
+
+def test_copydata_from_an_uninitialized_variable_names_the_shapes():
+    target = catena.Variable(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r'no array.*\(2, 3\)'):
+        target.copydata(catena.Variable(None, name='src'))
+
+
+def test_copydata_initializes_an_uninitialized_parameter_source():
+    target = catena.Variable(np.ones((2, 3), np.float32))
+    source = catena.Parameter(catena.initializers.Constant(5.0))
+    target.copydata(source)
+    assert source.shape == (2, 3)
+    np.testing.assert_array_equal(target.array, np.full((2, 3), 5.0, np.float32))

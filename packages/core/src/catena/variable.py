@@ -373,6 +373,14 @@ class Variable:
         """Copies the array of ``var`` into this variable's array (across devices)."""
         from catena import backend
 
+        if var._data is None:
+            if self._data is None:
+                return  # nothing to copy between two uninitialized variables
+            initialize = getattr(var, 'initialize', None)  # a Parameter initializes itself
+            if initialize is None:
+                raise ValueError(f'copydata: the source variable {var.name!r} has no array; '
+                                 f'this one has shape {self.shape}')
+            initialize(self.shape)
         if self._data is None:
             self._data = backend.get_device('@numpy').send_array(var._data).copy()
             return
