@@ -1,11 +1,24 @@
-"""The namespace of the docstring examples, which ``nox -s tests`` runs as doctests.
+"""Shared pytest setup: the repository root on sys.path, and the doctest namespace.
+
+``nox -s tests`` runs the docstring examples as doctests.
 
 Examples use ``np`` (or ``numpy``), ``catena``, ``F``, ``L``, ``testing`` and
 ``gradient_check`` without importing them, as Chainer's documentation does.
 """
 
+import pathlib
+import sys
+
 import numpy
 import pytest
+
+# Test modules are imported by their path from here (tests.core...), and the
+# MultiprocessIterator tests send classes defined in them to worker processes,
+# which must import those modules by name: the repository root goes on sys.path
+# (``python -m pytest`` does that itself; the ``pytest`` script does not).
+ROOT = str(pathlib.Path(__file__).resolve().parent)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 
 
 @pytest.fixture(autouse=True, scope="session")
