@@ -73,7 +73,7 @@ def cases() -> list[dict[str, Any]]:
         {
             "name": "iterators/multiprocess-2-workers/vs-serial",
             "ops": BATCHES,
-            "target": 1 / 1.7,
+            "target": 0.59,  # at least 1.7x faster: 1 / 1.7 = 0.588
             "catena": multiprocess,
             "torch": serial,
         },
