@@ -31,7 +31,27 @@ class Normal(Initializer):
         _fill_normal(array, self.scale, self.rng)
 
 
-class LeCunNormal(Initializer):
+class _FanScaledNormal(Initializer):
+    """Gaussian with std ``scale * sqrt(gain / fan)``.
+
+    Subclasses choose the fan (``_fan``: 'fan_in', 'fan_out' or 'fan_avg') and ``_gain``.
+    """
+
+    _fan = 'fan_in'
+    _gain = 1.0
+
+    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def __call__(self, array: Any) -> None:
+        self._check_dtype(array)
+        std = _scaled_std(type(self).__name__, array.shape, self._fan, self.scale, self._gain)
+        _fill_normal(array, std, self.rng)
+
+
+class LeCunNormal(_FanScaledNormal):
     """Gaussian with std ``scale * sqrt(1 / fan_in)`` (LeCun et al., 1998).
 
     Args:
@@ -40,18 +60,8 @@ class LeCunNormal(Initializer):
         rng: A random generator, or None for the array module's ``random``.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
 
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        std = _scaled_std('LeCunNormal', array.shape, 'fan_in', self.scale, 1.0)
-        _fill_normal(array, std, self.rng)
-
-
-class GlorotNormal(Initializer):
+class GlorotNormal(_FanScaledNormal):
     """Gaussian with std ``scale * sqrt(2 / (fan_in + fan_out))`` (Glorot & Bengio, 2010).
 
     Args:
@@ -60,18 +70,10 @@ class GlorotNormal(Initializer):
         rng: A random generator, or None for the array module's ``random``.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        std = _scaled_std('GlorotNormal', array.shape, 'fan_avg', self.scale, 1.0)
-        _fill_normal(array, std, self.rng)
+    _fan = 'fan_avg'
 
 
-class HeNormal(Initializer):
+class HeNormal(_FanScaledNormal):
     """Gaussian with std ``scale * sqrt(2 / fan)`` (He et al., 2015).
 
     Args:
@@ -81,17 +83,12 @@ class HeNormal(Initializer):
         rng: A random generator, or None for the array module's ``random``.
     """
 
+    _gain = 2.0
+
     def __init__(self, scale: float = 1.0, dtype: Any = None, fan_option: str = 'fan_in',
                  rng: Any = None) -> None:
         if fan_option not in ('fan_in', 'fan_out'):
             raise ValueError(f"HeNormal: fan_option must be 'fan_in' or 'fan_out'; "
                              f'got {fan_option!r}')
-        super().__init__(dtype)
-        self.scale = scale
-        self.fan_option = fan_option
-        self.rng = rng
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        std = _scaled_std('HeNormal', array.shape, self.fan_option, self.scale, 2.0)
-        _fill_normal(array, std, self.rng)
+        super().__init__(scale, dtype, rng)
+        self.fan_option = self._fan = fan_option

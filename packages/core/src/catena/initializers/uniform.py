@@ -31,7 +31,27 @@ class Uniform(Initializer):
         _fill_uniform(array, self.scale, self.rng)
 
 
-class LeCunUniform(Initializer):
+class _FanScaledUniform(Initializer):
+    """Uniform on ``[-s, s]`` with ``s = scale * sqrt(gain / fan)``.
+
+    Subclasses choose the fan (``_fan``: 'fan_in' or 'fan_avg') and ``_gain``.
+    """
+
+    _fan = 'fan_in'
+    _gain = 3.0
+
+    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
+        super().__init__(dtype)
+        self.scale = scale
+        self.rng = rng
+
+    def __call__(self, array: Any) -> None:
+        self._check_dtype(array)
+        bound = _scaled_std(type(self).__name__, array.shape, self._fan, self.scale, self._gain)
+        _fill_uniform(array, bound, self.rng)
+
+
+class LeCunUniform(_FanScaledUniform):
     """Uniform on ``[-s, s]`` with ``s = scale * sqrt(3 / fan_in)``.
 
     Args:
@@ -40,18 +60,8 @@ class LeCunUniform(Initializer):
         rng: A random generator, or None for the array module's ``random``.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
 
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        bound = _scaled_std('LeCunUniform', array.shape, 'fan_in', self.scale, 3.0)
-        _fill_uniform(array, bound, self.rng)
-
-
-class GlorotUniform(Initializer):
+class GlorotUniform(_FanScaledUniform):
     """Uniform on ``[-s, s]`` with ``s = scale * sqrt(6 / (fan_in + fan_out))``.
 
     Args:
@@ -60,18 +70,10 @@ class GlorotUniform(Initializer):
         rng: A random generator, or None for the array module's ``random``.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        bound = _scaled_std('GlorotUniform', array.shape, 'fan_avg', self.scale, 3.0)
-        _fill_uniform(array, bound, self.rng)
+    _fan = 'fan_avg'
 
 
-class HeUniform(Initializer):
+class HeUniform(_FanScaledUniform):
     """Uniform on ``[-s, s]`` with ``s = scale * sqrt(6 / fan_in)``.
 
     Args:
@@ -80,12 +82,4 @@ class HeUniform(Initializer):
         rng: A random generator, or None for the array module's ``random``.
     """
 
-    def __init__(self, scale: float = 1.0, dtype: Any = None, rng: Any = None) -> None:
-        super().__init__(dtype)
-        self.scale = scale
-        self.rng = rng
-
-    def __call__(self, array: Any) -> None:
-        self._check_dtype(array)
-        bound = _scaled_std('HeUniform', array.shape, 'fan_in', self.scale, 6.0)
-        _fill_uniform(array, bound, self.rng)
+    _gain = 6.0

@@ -1,9 +1,10 @@
 """Private helpers of the activations that work along an axis (softmax, log_softmax, crelu).
 
 The reductions keep the reduced axis (length one), so their results broadcast
-against the input. Along the last axis of float32/float64 arrays they use
-``einsum``, which sums with SIMD and no temporary where NumPy's ``sum`` falls
-back to a scalar pairwise loop; elsewhere they use ``sum``.
+against the input. Sums follow :func:`catena.functions.math.sum.sum_array`
+(einsum where it is safe and faster); the sum of products along the last axis
+of float32/float64 arrays is one ``einsum``, within the same limit on terms,
+which saves the temporary product.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import numpy
 
+from catena.functions.math import sum as _sum
 from catena.utils import type_check
 
 _EINSUM_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
@@ -36,14 +38,13 @@ def _along_last(a: Any, axis: int) -> bool:
 
 def sum_along(xp: Any, a: Any, axis: int) -> Any:
     """``a.sum(axis, keepdims=True)``."""
-    if _along_last(a, axis) and a.dtype in _EINSUM_DTYPES:
-        return xp.einsum('...i->...', a)[..., None]
-    return a.sum(axis=axis, keepdims=True)
+    return _sum.sum_array(a, (axis,), True)
 
 
 def dot_along(xp: Any, a: Any, b: Any, axis: int) -> Any:
     """``(a * b).sum(axis, keepdims=True)`` for arrays of one shape."""
-    if _along_last(a, axis) and a.dtype in _EINSUM_DTYPES:
+    if (_along_last(a, axis) and a.dtype in _EINSUM_DTYPES
+            and a.shape[-1] <= _sum.EINSUM_MAX_TERMS):
         return xp.einsum('...i,...i->...', a, b)[..., None]
     return (a * b).sum(axis=axis, keepdims=True)
 

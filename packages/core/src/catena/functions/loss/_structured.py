@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from catena.functions.loss._argcheck import array_of, check_reduce
 from catena.utils import type_check
-from catena.variable import Variable
 
-
-def array_of(value: Any) -> Any:
-    """The array of a Variable, or the value itself."""
-    return value.array if isinstance(value, Variable) else value
+__all__ = ['array_of', 'check_range', 'check_reduce', 'describe', 'fail', 'info']
 
 
 def describe(name: str, value: Any) -> str:
@@ -46,13 +43,6 @@ def fail(function: str | None, expect: str, **named: Any) -> type_check.InvalidT
 def info(value: Any) -> Any:
     """The array (light mode) or TypeInfo (full mode) behind a type_check input."""
     return type_check.eval(array_of(value))
-
-
-def check_reduce(function: str, reduce: Any, allowed: tuple[str, ...]) -> None:
-    """Raises a ValueError unless ``reduce`` is one of ``allowed``."""
-    if reduce not in allowed:
-        names = ' and '.join(repr(a) for a in allowed)
-        raise ValueError(f'{function}: only {names} are valid for reduce; got {reduce!r}')
 
 
 def check_range(function: str, name: str, labels: Any, high: int, context: str,

@@ -31,7 +31,7 @@ def _normalize_axis(axis: Any) -> tuple[int, ...] | None:
 # sequential runs per SIMD lane. Up to this many terms per sum its rounding
 # error stays within a few ulp of NumPy's, so it is used in that range only
 # (and from this many elements on, below which its parsing costs more).
-_EINSUM_MAX_TERMS = 8192
+EINSUM_MAX_TERMS = 8192
 _EINSUM_MIN_SIZE = 4096
 _SUBSCRIPTS = 'abcdefghijklmnopqrstuvwxyz'
 
@@ -54,12 +54,23 @@ def _numpy_sum(x: numpy.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -
     terms = 1
     for a in reduced:
         terms *= shape[a]
-    if terms > _EINSUM_MAX_TERMS:
+    if terms > EINSUM_MAX_TERMS:
         return x.sum(axis=axis, keepdims=keepdims)
     y = numpy.einsum(subscripts, x)
     if keepdims:
         y = y.reshape(tuple(1 if i in reduced else n for i, n in enumerate(shape)))
     return y
+
+
+def sum_array(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+    """``x.sum(axis=axis, keepdims=keepdims)``, through einsum where that is safe and faster.
+
+    The forward of :class:`Sum`, shared with the functions that sum inside
+    their own forward (softmax and log-softmax).
+    """
+    if type(x) is numpy.ndarray:
+        return _numpy_sum(x, axis, keepdims)
+    return x.sum(axis=axis, keepdims=keepdims)
 
 
 class Sum(FunctionNode):
@@ -84,9 +95,7 @@ class Sum(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._in_shape = x.shape
-        if type(x) is numpy.ndarray:
-            return force_array(_numpy_sum(x, self.axis, self.keepdims)),
-        return force_array(x.sum(axis=self.axis, keepdims=self.keepdims)),
+        return force_array(sum_array(x, self.axis, self.keepdims)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         gy, = grad_outputs
