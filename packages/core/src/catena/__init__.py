@@ -22,8 +22,16 @@ from catena import (
     iterators,
     link,
     link_hook,
+    link_hooks,
     links,
+    optimizer,
+    optimizer_hooks,
+    optimizers,
+    reporter,
     sequential,
+    serializer,
+    serializers,
+    training,
     utils,
     variable,
 )
@@ -49,9 +57,19 @@ from catena.function_node import FunctionNode
 from catena.initializers import Initializer
 from catena.link import Chain, ChainList, Link
 from catena.link_hook import LinkHook
+from catena.optimizer import GradientMethod, Optimizer, UpdateRule
 from catena.parameter import Parameter
 from catena.plugins import hookimpl, hookspec
+from catena.reporter import (
+    DictSummary,
+    Reporter,
+    Summary,
+    get_current_reporter,
+    report,
+    report_scope,
+)
 from catena.sequential import Sequential
+from catena.serializer import AbstractSerializer, Deserializer, Serializer
 from catena.variable import Variable, as_array, as_variable
 
 _config_keys.apply(_config_keys.CORE_KEYS, global_config)
@@ -104,14 +122,18 @@ def print_runtime_info(out: Any = None) -> None:
 
 
 __all__ = [
-    'Chain', 'ChainList', 'DeviceResident', 'Distribution', 'Fallback', 'Function',
-    'FunctionAdapter', 'FunctionHook', 'FunctionNode', 'Initializer', 'Link', 'LinkHook',
-    'Parameter', 'Sequential', 'Variable', '__version__', 'as_array', 'as_variable', 'backend',
-    'backward', 'config', 'cross_entropy', 'dataset', 'datasets', 'distributions',
-    'force_backprop_mode', 'functions', 'get_array_types', 'get_compute_mode',
-    'get_cpu_array_types', 'get_device', 'get_dtype', 'get_function_hooks', 'global_config',
-    'grad', 'hookimpl', 'hookspec', 'initializers', 'is_arrays_compatible', 'is_debug',
-    'iterators', 'kl_divergence', 'link', 'link_hook', 'links', 'mixed16', 'no_backprop_mode',
-    'print_runtime_info', 'register_kl', 'sequential', 'set_debug', 'should_use_cudnn',
-    'should_use_cudnn_tensor_core', 'using_config', 'using_device', 'utils',
+    'AbstractSerializer', 'Chain', 'ChainList', 'Deserializer', 'DeviceResident',
+    'DictSummary', 'Distribution', 'Fallback', 'Function', 'FunctionAdapter', 'FunctionHook',
+    'FunctionNode', 'GradientMethod', 'Initializer', 'Link', 'LinkHook', 'Optimizer',
+    'Parameter', 'Reporter', 'Sequential', 'Serializer', 'Summary', 'UpdateRule', 'Variable',
+    '__version__', 'as_array', 'as_variable', 'backend', 'backward', 'config', 'cross_entropy',
+    'dataset', 'datasets', 'distributions', 'force_backprop_mode', 'functions',
+    'get_array_types', 'get_compute_mode', 'get_cpu_array_types', 'get_current_reporter',
+    'get_device', 'get_dtype', 'get_function_hooks', 'global_config', 'grad', 'hookimpl',
+    'hookspec', 'initializers', 'is_arrays_compatible', 'is_debug', 'iterators',
+    'kl_divergence', 'link', 'link_hook', 'link_hooks', 'links', 'mixed16', 'no_backprop_mode',
+    'optimizer', 'optimizer_hooks', 'optimizers', 'print_runtime_info', 'register_kl',
+    'report', 'report_scope', 'reporter', 'sequential', 'serializer', 'serializers',
+    'set_debug', 'should_use_cudnn', 'should_use_cudnn_tensor_core', 'training',
+    'using_config', 'using_device', 'utils',
 ]

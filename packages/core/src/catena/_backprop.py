@@ -98,7 +98,7 @@ def backward(outputs: Sequence[Variable], grad_outputs: Sequence[Any] | None = N
         if gy is None:
             continue
         if loss_scale is not None:
-            gy = Variable(gy.array * loss_scale, requires_grad=False)
+            gy = _scaled(gy, loss_scale)
         roots.append((y, gy))
     _run(roots, None, retain_grad, enable_double_backprop, loss_scale)
 
@@ -163,7 +163,7 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
         elif not isinstance(gy, Variable):
             gy = Variable(gy, requires_grad=False)
         if loss_scale is not None:
-            gy = Variable(gy.array * loss_scale, requires_grad=False)
+            gy = _scaled(gy, loss_scale)
         roots.append((y, gy))
 
     targets = {x.node: None for x in inputs}
@@ -336,6 +336,13 @@ def _retain_output_grads(output_nodes: Any, gys: Any) -> None:
         variable = None if node is None else node._variable()
         if variable is not None and gy is not None:
             variable._grad_var = gy
+
+
+def _scaled(gy: Variable, loss_scale: float) -> Variable:
+    """The initial gradient multiplied by the loss scale, in its own dtype."""
+    scaled = gy.array.copy()
+    scaled *= scaled.dtype.type(loss_scale)
+    return Variable(scaled, requires_grad=False)
 
 
 def _accumulate(grads: dict[VariableNode, Variable], node: VariableNode, gx: Variable) -> None:

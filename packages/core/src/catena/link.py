@@ -212,8 +212,8 @@ class Link(DeviceResident):
         hooks = self.local_link_hooks
         if name in hooks:
             raise KeyError(f'a link hook named {name!r} is already registered on this link')
-        hooks[name] = hook
         hook.added(self)
+        hooks[name] = hook
         return self
 
     def delete_hook(self, name: str) -> None:

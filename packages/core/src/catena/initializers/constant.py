@@ -19,9 +19,6 @@ class Constant(Initializer):
     """
 
     def __init__(self, fill_value: Any, dtype: Any = None) -> None:
-        if dtype is None and hasattr(fill_value, 'dtype') and \
-                getattr(fill_value, 'ndim', 0) > 0:
-            dtype = fill_value.dtype
         super().__init__(dtype)
         self.fill_value = fill_value
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy
 
-from catena import backend, gradient_check
+from catena import backend, configuration, gradient_check
 from catena.testing import random as _random
 from catena.testing.array import assert_allclose
 from catena.testing.backend import BackendConfig, expand_backend_tests
@@ -487,7 +487,17 @@ class LinkTestCase(_DeviceTestCase):
     # ------------------------------------------------------------ internals
 
     def _link(self) -> Any:
-        link = self.create_link(self.generate_params())
+        initializers = self.generate_params()
+        dtype = next((array.dtype for array in initializers
+                      if getattr(array, 'dtype', None) is not None and array.dtype.kind == 'f'),
+                     self.dtype)
+        # As in Chainer, an array given as an initializer fills a parameter of
+        # the default dtype, so the parameters take the arrays' dtype from it.
+        if dtype is None:
+            link = self.create_link(initializers)
+        else:
+            with configuration.using_config('dtype', numpy.dtype(dtype)):
+                link = self.create_link(initializers)
         for attribute in ('namedparams', 'params', 'to_device'):
             if not callable(getattr(link, attribute, None)):
                 raise TypeError(f'{type(self).__name__}.create_link() must return a link with '

@@ -1,0 +1,106 @@
+"""AdaDelta: Zeiler's step sizes from running averages of squared gradients and steps."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from catena import backend, optimizer
+from catena.variable import Variable
+
+# Typed Any: a Hyperparameter takes any attribute, which mypy cannot see.
+_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam.rho = 0.95
+_default_hyperparam.eps = 1e-06
+
+
+class AdaDeltaRule(optimizer.UpdateRule):
+    """Update rule of Zeiler's ADADELTA.
+
+    With the gradient ``g`` and the states ``msg`` (mean squared gradient)
+    and ``msdx`` (mean squared step), both zeros at first, one step is::
+
+        msg = rho * msg + (1 - rho) * g ** 2
+        dx = sqrt((msdx + eps) / (msg + eps)) * g
+        msdx = rho * msdx + (1 - rho) * dx ** 2
+        param -= dx
+
+    Args:
+        parent_hyperparam: The hyperparameters to fall back to (the defaults of
+            :class:`AdaDelta` when None).
+        rho: Decay rate of both running averages, or None to use the parent's.
+        eps: Small value for numerical stability, or None to use the parent's.
+    """
+
+    is_elementwise = True
+
+    def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
+                 rho: float | None = None, eps: float | None = None) -> None:
+        super().__init__(_default_hyperparam if parent_hyperparam is None
+                         else parent_hyperparam)
+        hyperparam: Any = self.hyperparam
+        if rho is not None:
+            hyperparam.rho = rho
+        if eps is not None:
+            hyperparam.eps = eps
+
+    def init_state(self, param: Variable) -> None:
+        """Creates the running averages ``msg`` and ``msdx`` (zeros)."""
+        xp = backend.get_array_module(param.array)
+        state = cast('dict[str, Any]', self.state)
+        state['msg'] = xp.zeros_like(param.array)
+        state['msdx'] = xp.zeros_like(param.array)
+
+    def update_core_cpu(self, param: Variable) -> None:
+        """Updates ``param`` in place (any array module)."""
+        grad = param.grad
+        if grad is None:
+            return
+        xp = backend.get_array_module(param.array)
+        hp = self.hyperparam
+        scalar = param.array.dtype.type
+        rho, one_minus_rho, eps = scalar(hp.rho), scalar(1 - hp.rho), scalar(hp.eps)
+        state = cast('dict[str, Any]', self.state)
+        msg, msdx = state['msg'], state['msdx']
+
+        scratch = grad * grad
+        msg *= rho
+        scratch *= one_minus_rho
+        msg += scratch
+        dx = msdx + eps
+        xp.add(msg, eps, out=scratch)
+        dx /= scratch
+        xp.sqrt(dx, out=dx)
+        dx *= grad
+        msdx *= rho
+        xp.multiply(dx, dx, out=scratch)
+        scratch *= one_minus_rho
+        msdx += scratch
+        array = param.array
+        array -= dx
+
+
+class AdaDelta(optimizer.GradientMethod):
+    """Zeiler's ADADELTA (Zeiler, 2012, arXiv:1212.5701).
+
+    It needs no learning rate: each element's step is its gradient scaled by
+    the ratio of the root mean squared past steps to the root mean squared
+    gradient (see :class:`AdaDeltaRule`).
+
+    Args:
+        rho: Decay rate of the running averages of squared gradients and steps.
+        eps: Small value for numerical stability.
+    """
+
+    rho = optimizer.HyperparameterProxy('rho')
+    eps = optimizer.HyperparameterProxy('eps')
+
+    def __init__(self, rho: float = _default_hyperparam.rho,
+                 eps: float = _default_hyperparam.eps) -> None:
+        super().__init__()
+        hyperparam: Any = self.hyperparam
+        hyperparam.rho = rho
+        hyperparam.eps = eps
+
+    def create_update_rule(self) -> AdaDeltaRule:
+        """Returns a new :class:`AdaDeltaRule` that falls back to this optimizer."""
+        return AdaDeltaRule(self.hyperparam)

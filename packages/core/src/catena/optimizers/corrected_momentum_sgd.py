@@ -1,0 +1,95 @@
+"""Momentum SGD whose velocity does not depend on the learning rate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena import backend, optimizer
+from catena.optimizers._scratch import ScratchBuffer
+from catena.variable import Variable
+
+# Any: Hyperparameter takes arbitrary attributes, which mypy cannot see.
+_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam.lr = 0.01
+_default_hyperparam.momentum = 0.9
+
+
+class CorrectedMomentumSGDRule(optimizer.UpdateRule):
+    """Update rule of momentum SGD with the momentum correction.
+
+    The velocity ``v`` (state ``'v'``, zero at first) accumulates raw
+    gradients and the learning rate scales only the step::
+
+        v = momentum * v - grad
+        param += lr * v
+
+    Changing ``lr`` during training therefore takes effect at once, without
+    the velocity remembering the old rate (the correction of Goyal et al.,
+    "Accurate, Large Minibatch SGD", section 3).
+
+    See :class:`CorrectedMomentumSGD` for the default values of the
+    hyperparameters.
+
+    Args:
+        parent_hyperparam: The hyperparameters to fall back to (the
+            defaults of :class:`CorrectedMomentumSGD` when None).
+        lr: The learning rate, or None to take the parent's.
+        momentum: The decay rate of the velocity, or None to take the parent's.
+    """
+
+    def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
+                 lr: float | None = None, momentum: float | None = None) -> None:
+        super().__init__(_default_hyperparam if parent_hyperparam is None
+                         else parent_hyperparam)
+        hyperparam: Any = self.hyperparam
+        if lr is not None:
+            hyperparam.lr = lr
+        if momentum is not None:
+            hyperparam.momentum = momentum
+        self._step = ScratchBuffer()
+
+    def init_state(self, param: Variable) -> None:
+        """Creates the velocity ``'v'``, zeros like the parameter."""
+        xp = backend.get_array_module(param.array)
+        self.state['v'] = xp.zeros_like(param.array)  # type: ignore[index]
+
+    def update_core_cpu(self, param: Variable) -> None:
+        """Updates the velocity and ``param`` in place."""
+        grad = param.grad
+        if grad is None:
+            return
+        hp = self.hyperparam
+        v = self.state['v']  # type: ignore[index]
+        data = param.array
+        scalar = data.dtype.type
+        xp = backend.get_array_module(data)
+        v *= scalar(hp.momentum)
+        v -= grad
+        data += xp.multiply(v, scalar(hp.lr), out=self._step.like(v))
+
+
+class CorrectedMomentumSGD(optimizer.GradientMethod):
+    """Momentum SGD with the momentum correction of Goyal et al.
+
+    The velocity is kept in gradient units and multiplied by the learning
+    rate when it is applied (see :class:`CorrectedMomentumSGDRule`), so that
+    a learning-rate schedule acts on the very next step.
+
+    Args:
+        lr: The learning rate.
+        momentum: The decay rate of the velocity.
+    """
+
+    lr = optimizer.HyperparameterProxy('lr')
+    momentum = optimizer.HyperparameterProxy('momentum')
+
+    def __init__(self, lr: float = _default_hyperparam.lr,
+                 momentum: float = _default_hyperparam.momentum) -> None:
+        super().__init__()
+        hyperparam: Any = self.hyperparam
+        hyperparam.lr = lr
+        hyperparam.momentum = momentum
+
+    def create_update_rule(self) -> CorrectedMomentumSGDRule:
+        """Returns a rule that falls back to this optimizer's hyperparameters."""
+        return CorrectedMomentumSGDRule(self.hyperparam)

@@ -1,0 +1,372 @@
+"""Deserializers over stored values, and loading that validates before it changes anything.
+
+A :class:`StoredValueDeserializer` loads one value per ``serializer(key, value)``
+call, as Chainer's deserializers do. Its :meth:`~StoredValueDeserializer.load`
+adds a transaction around ``obj.serialize``:
+
+1. every stored value under the path is read first (a bad file fails here);
+2. a dry run calls ``obj.serialize`` with a recording deserializer that checks
+   each requested value and returns the object's *current* value, so nothing
+   changes; it records missing keys, mismatches and which keys were asked for;
+   if stored keys were never asked for, another dry run on a deep copy answers
+   non-array requests with the stored values, since ``serialize`` may choose
+   its keys from loaded values (a summary's names);
+3. in strict mode, if keys are missing and nothing else is wrong, more dry
+   runs raise ``KeyError`` for them as a real load would, to learn which ones
+   ``serialize`` tolerates (Chainer code catches ``KeyError`` to load older
+   files); these run on a deep copy of the object when one can be made, since
+   the object's fallback code runs;
+4. every problem is reported in one :class:`KeyMismatchError`, or the real load
+   runs, from the values read in step 1.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy
+
+from catena import link as link_module
+from catena.serializer import Deserializer
+from catena.serializers import _values
+from catena.serializers._errors import KeyMismatchError
+
+Stored = numpy.ndarray | None
+_MAX_PROBES = 32
+IgnorePredicate = Callable[[str], bool]
+
+
+def make_ignore_predicate(ignore_names: Any) -> IgnorePredicate | None:
+    """Turns ``ignore_names`` into a predicate on full keys.
+
+    Args:
+        ignore_names: None, a key, a callable ``key -> bool``, or an iterable
+            of keys and callables.
+
+    Raises:
+        TypeError: For anything else.
+    """
+    if ignore_names is None:
+        return None
+    if isinstance(ignore_names, str) or callable(ignore_names):
+        ignore_names = [ignore_names]
+    try:
+        items = list(ignore_names)
+    except TypeError:
+        raise TypeError('ignore_names must be a key, a callable or a list of them; '
+                        f'got {type(ignore_names).__name__}') from None
+    names = {item for item in items if isinstance(item, str)}
+    tests = [item for item in items if not isinstance(item, str)]
+    for test in tests:
+        if not callable(test):
+            raise TypeError('ignore_names must be a key, a callable or a list of them; '
+                            f'the list holds a {type(test).__name__}')
+
+    def ignored(key: str) -> bool:
+        return key in names or any(test(key) for test in tests)
+
+    return ignored
+
+
+class _Recorder:
+    """What one dry run saw."""
+
+    def __init__(self, fatal: set[str] | None, follow_values: bool = False) -> None:
+        # None: record every missing key; a set: raise KeyError for missing keys
+        # except these (known to escape serialize()), which are recorded.
+        self.fatal = fatal
+        # Whether to answer non-array requests with the stored values (only on a
+        # copy of the object), so that keys chosen from loaded values are asked.
+        self.follow_values = follow_values
+        self.requested: set[str] = set()
+        self.missing: list[str] = []
+        self.raised_keys: list[str] = []
+        self.mismatched: list[tuple[str, str]] = []
+
+
+class _Context:
+    """Settings shared by a deserializer and its children."""
+
+    def __init__(self, strict: bool, ignore_names: Any, source: str) -> None:
+        self.strict = bool(strict)
+        self.ignore_names = ignore_names
+        self.ignored = make_ignore_predicate(ignore_names)
+        self.source = source
+        self.recorder: _Recorder | None = None
+
+
+class StoredValueDeserializer(Deserializer):
+    """Base of deserializers that read values by full key ('predictor/l1/W').
+
+    Subclasses say whether a key is stored, read one value, read every value
+    under a path, and make a child for a longer path.
+    """
+
+    path: str
+    _context: _Context
+
+    def _init_context(self, path: str, strict: bool, ignore_names: Any, source: str) -> None:
+        if not isinstance(path, str):
+            raise TypeError(f'path must be a str, not {type(path).__name__}')
+        self.path = path
+        self._context = _Context(strict, ignore_names, source)
+
+    @property
+    def strict(self) -> bool:
+        """Whether a missing key is an error (else the value is left as it is)."""
+        return self._context.strict
+
+    @property
+    def ignore_names(self) -> Any:
+        """The keys (or predicates) whose values are never loaded."""
+        return self._context.ignore_names
+
+    # Subclasses implement these four.
+    def _contains(self, key: str) -> bool:
+        raise NotImplementedError
+
+    def _get(self, key: str) -> Stored:
+        raise NotImplementedError
+
+    def _read_all(self, path: str) -> dict[str, Stored]:
+        raise NotImplementedError
+
+    def _child(self, path: str) -> StoredValueDeserializer:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> StoredValueDeserializer:
+        child = self._child(self.path + key.strip('/') + '/')
+        child._context = self._context
+        return child
+
+    def __call__(self, key: str, value: Any) -> Any:
+        full_key = self.path + key.lstrip('/')
+        context = self._context
+        recorder = context.recorder
+        if recorder is not None:
+            recorder.requested.add(full_key)
+        present = self._contains(full_key)
+        if not present and not context.strict:
+            return value
+        if context.ignored is not None and context.ignored(full_key):
+            return value
+        if not present:
+            return self._missing(full_key, value)
+        stored = self._get(full_key)
+        problem = _values.load_problem(value, stored, context.strict)
+        if recorder is not None:
+            if problem is not None:
+                recorder.mismatched.append((full_key, problem))
+            elif recorder.follow_values and not hasattr(value, 'shape'):
+                return _values.load_value(value, stored)
+            return value
+        if problem is not None:
+            raise ValueError(f'{context.source}: cannot load {full_key!r}: {problem}')
+        return _values.load_value(value, stored)
+
+    def _missing(self, full_key: str, value: Any) -> Any:
+        recorder = self._context.recorder
+        if recorder is not None:
+            if recorder.fatal is None or full_key in recorder.fatal:
+                recorder.missing.append(full_key)
+                return value
+            recorder.raised_keys.append(full_key)
+        raise KeyError(f'{full_key!r} is not in {self._context.source}')
+
+    def load(self, obj: Any) -> None:
+        """Loads ``obj``, or raises and leaves it unchanged.
+
+        Every stored value under this deserializer's path is read and checked
+        first; a dry run of ``obj.serialize`` checks that they fit the object
+        (see the module docstring); only then are the values loaded.
+
+        Args:
+            obj: An object that defines ``serialize(serializer)``.
+
+        Raises:
+            KeyMismatchError: Listing every missing, unexpected (strict mode)
+                and mismatched key.
+        """
+        entries = self._read_all(self.path)
+        context = self._context
+        load_transactionally(entries, obj, self.path, context.strict, context.ignore_names,
+                             context.source)
+
+
+class MappingDeserializer(StoredValueDeserializer):
+    """Deserializer over a mapping of full keys to stored values."""
+
+    def __init__(self, npz: Mapping[str, Any], path: str = '', strict: bool = True,
+                 ignore_names: Any = None) -> None:
+        if not isinstance(npz, Mapping) and not hasattr(npz, '__getitem__'):
+            raise TypeError(f'npz must be a mapping of keys to arrays (such as the result of '
+                            f'numpy.load), not {type(npz).__name__}')
+        self.npz = npz
+        self._init_context(path, strict, ignore_names, _describe_mapping(npz))
+
+    def _contains(self, key: str) -> bool:
+        return key in self.npz
+
+    def _get(self, key: str) -> Stored:
+        return _values.from_stored(key, self.npz[key])
+
+    def _read_all(self, path: str) -> dict[str, Stored]:
+        return {key: self._get(key) for key in _keys_of(self.npz) if key.startswith(path)}
+
+    def _child(self, path: str) -> StoredValueDeserializer:
+        child = object.__new__(type(self))
+        child.npz = self.npz
+        child.path = path
+        return child
+
+
+def _keys_of(npz: Any) -> Iterable[str]:
+    files = getattr(npz, 'files', None)  # numpy.lib.npyio.NpzFile
+    return list(files) if files is not None else list(npz)
+
+
+def _describe_mapping(npz: Any) -> str:
+    name = getattr(getattr(npz, 'fid', None), 'name', None)
+    return repr(name) if isinstance(name, str) else f'the {type(npz).__name__}'
+
+
+def _dry_run(entries: Mapping[str, Stored], obj: Any, path: str, strict: bool,
+             ignore_names: Any, source: str, recorder: _Recorder) -> _Recorder:
+    deserializer = _snapshot_deserializer(entries, path, strict, ignore_names, source)
+    deserializer._context.recorder = recorder
+    obj.serialize(deserializer)
+    return recorder
+
+
+def _probe_missing(entries: Mapping[str, Stored], obj: Any, path: str, ignore_names: Any,
+                   source: str, first: _Recorder) -> tuple[_Recorder, list[str]]:
+    """Finds which missing keys ``obj.serialize`` cannot do without.
+
+    Each probe raises ``KeyError`` for a missing key, as a real load does. A
+    key whose error escapes ``serialize`` is fatal; the next probe records it
+    instead of raising, to see past it. Keys raised and caught are tolerated.
+
+    Returns:
+        The recorder of the last complete dry run and the fatal missing keys.
+    """
+    fatal: set[str] = set()
+    tolerated: set[str] = set()
+    for _ in range(_MAX_PROBES):
+        probe = _Recorder(fatal)
+        try:
+            _dry_run(entries, obj, path, True, ignore_names, source, probe)
+        except KeyError:
+            if not probe.raised_keys:
+                raise  # not ours: a bug in serialize()
+            fatal.add(probe.raised_keys[-1])
+            tolerated.update(probe.raised_keys[:-1])
+            continue
+        return probe, probe.missing
+    # Too many fatal keys to pin down one by one: report what the first run saw.
+    return first, [key for key in first.missing if key not in tolerated]
+
+
+def _snapshot_deserializer(entries: Mapping[str, Stored], path: str, strict: bool,
+                           ignore_names: Any, source: str) -> MappingDeserializer:
+    deserializer = MappingDeserializer(entries, path, strict, ignore_names)
+    deserializer._context.source = source
+    return deserializer
+
+
+def _unexpected(entries: Mapping[str, Stored], path: str, ignore_names: Any,
+                requested: set[str]) -> list[str]:
+    ignored = make_ignore_predicate(ignore_names)
+    return sorted(key for key in entries if key.startswith(path) and key not in requested
+                  and not (ignored is not None and ignored(key)))
+
+
+_PLAIN_SERIALIZE = (link_module.Link.serialize, link_module.Chain.serialize,
+                    link_module.ChainList.serialize)
+
+
+def _copy_for_probing(obj: Any) -> Any:
+    # Probes run the object's own ``except KeyError`` fallbacks, which may change
+    # it; they run on a copy when one can be made. Links that keep the built-in
+    # serialize() have no fallbacks, so big models are not copied.
+    if isinstance(obj, link_module.Link) and all(
+            type(link).serialize in _PLAIN_SERIALIZE for link in obj.links()):
+        return obj
+    try:
+        return copy.deepcopy(obj)
+    except Exception:
+        return obj
+
+
+def _check(entries: Mapping[str, Stored], obj: Any, path: str, strict: bool,
+           ignore_names: Any, source: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """Dry-runs the load; returns the missing, unexpected and mismatched keys."""
+    seen = _dry_run(entries, obj, path, strict, ignore_names, source, _Recorder(None))
+    if not strict:
+        return [], [], seen.mismatched
+    missing = seen.missing
+    unexpected = _unexpected(entries, path, ignore_names, seen.requested)
+    if unexpected:
+        # Keys may depend on loaded values (a summary's names, say): follow the
+        # stored values on a copy and see which keys are then asked for.
+        probe_obj = _copy_for_probing(obj)
+        if probe_obj is not obj:
+            seen = _dry_run(entries, probe_obj, path, strict, ignore_names, source,
+                            _Recorder(None, follow_values=True))
+            missing = seen.missing
+            unexpected = _unexpected(entries, path, ignore_names, seen.requested)
+    if missing and not unexpected and not seen.mismatched:
+        # Only keys are missing; serialize() may tolerate some of them.
+        seen, missing = _probe_missing(entries, _copy_for_probing(obj), path, ignore_names,
+                                       source, seen)
+        unexpected = _unexpected(entries, path, ignore_names, seen.requested)
+    return missing, unexpected, seen.mismatched
+
+
+def _message(obj: Any, source: str, path: str, strict: bool, entries: Mapping[str, Stored],
+             missing: list[str], unexpected: list[str],
+             mismatched: list[tuple[str, str]]) -> str:
+    lines = [f'cannot load {source} into {type(obj).__name__} (path={path!r}, '
+             f'strict={strict}); nothing was loaded and the object is unchanged:']
+    if missing:
+        lines.append(f'  missing from the file ({len(missing)}):')
+        lines.extend(f'    {key}' for key in missing)
+        if path and not any(key.startswith(path) for key in entries):
+            lines.append(f'    (the file has no keys under path {path!r})')
+    if unexpected:
+        lines.append(f'  unexpected in the file, never asked for ({len(unexpected)}):')
+        lines.extend(f'    {key}' for key in unexpected)
+    if mismatched:
+        lines.append(f'  mismatched ({len(mismatched)}):')
+        lines.extend(f'    {key}: {problem}' for key, problem in mismatched)
+    lines.append('strict=False skips missing and unexpected keys and casts dtypes; '
+                 'ignore_names skips the keys it names.')
+    return '\n'.join(lines)
+
+
+def load_transactionally(entries: Mapping[str, Stored], obj: Any, path: str, strict: bool,
+                         ignore_names: Any, source: str) -> None:
+    """Checks that ``entries`` fit ``obj`` (a dry run), then loads them.
+
+    Args:
+        entries: Full keys mapped to the values read from the file.
+        obj: The object to load into.
+        path: The prefix of the keys to load.
+        strict: Whether missing and unexpected keys and dtype changes are errors.
+        ignore_names: Keys or predicates of keys never to load.
+        source: The file's name, for messages.
+
+    Raises:
+        KeyMismatchError: If anything does not fit; ``obj`` is then unchanged.
+    """
+    missing, unexpected, mismatched = _check(entries, obj, path, strict, ignore_names, source)
+    if missing or unexpected or mismatched:
+        raise KeyMismatchError(
+            _message(obj, source, path, strict, entries, missing, unexpected, mismatched),
+            missing, unexpected, mismatched)
+    obj.serialize(_snapshot_deserializer(entries, path, strict, ignore_names, source))
+
+
+__all__ = ['MappingDeserializer', 'StoredValueDeserializer', 'load_transactionally',
+           'make_ignore_predicate']

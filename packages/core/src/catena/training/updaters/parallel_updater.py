@@ -1,0 +1,103 @@
+"""Data parallelism inside one process (:class:`ParallelUpdater`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from catena import backend
+from catena.dataset import convert
+from catena.training.updaters.standard_updater import StandardUpdater
+
+
+class ParallelUpdater(StandardUpdater):
+    """Splits each batch over several copies of the model and sums their gradients.
+
+    Synchronous data-parallel SGD: the batch of the main iterator is dealt
+    out to the models (example ``i`` goes to model ``i % n``), each model
+    computes its loss and gradients on its device, the other models'
+    gradients are added to the main model's, the main optimizer updates,
+    and the other models copy the new parameters back.
+
+    Args:
+        iterator: The training iterator (or a dict with ``'main'``).
+        optimizer: The optimizer of the main model (or a dict with ``'main'``).
+        converter: Converts a sub-batch for a model's device.
+        models: A dict of models with ``'main'`` (the main optimizer's
+            target); or None to copy the main model for each device.
+        devices: A dict of device specifiers with the same keys as
+            ``models`` (required when ``models`` is None).
+        loss_func: The loss function, or None to call each model.
+        loss_scale: A fixed loss scale, or None.
+        auto_new_epoch: Whether to count epochs on the optimizer.
+    """
+
+    def __init__(self, iterator: Any, optimizer: Any,
+                 converter: Callable[..., Any] = convert.concat_examples,
+                 models: dict[str, Any] | None = None, devices: dict[str, Any] | None = None,
+                 loss_func: Callable[..., Any] | None = None, loss_scale: float | None = None,
+                 auto_new_epoch: bool = True) -> None:
+        super().__init__(iterator, optimizer, converter=converter, loss_func=loss_func,
+                         loss_scale=loss_scale, auto_new_epoch=auto_new_epoch)
+        main_model = self.get_optimizer('main').target
+        if models is None:
+            if devices is None:
+                raise ValueError('ParallelUpdater needs models or devices')
+            if 'main' not in devices:
+                raise KeyError(f"devices must have a 'main' entry; got {sorted(devices)}")
+            devices = {name: backend.get_device(spec) for name, spec in devices.items()}
+            models = {'main': main_model}
+            for name, device in devices.items():
+                if name != 'main':
+                    models[name] = main_model.copy(mode='copy').to_device(device)
+            main_model.to_device(devices['main'])
+        else:
+            if models.get('main') is not main_model:
+                raise ValueError("models['main'] must be the target of the main optimizer")
+            if devices is None:
+                devices = {name: None for name in models}
+            elif set(devices) != set(models):
+                raise ValueError(f'devices has the names {sorted(devices)} but models has '
+                                 f'{sorted(models)}')
+            devices = {name: None if spec is None else backend.get_device(spec)
+                       for name, spec in devices.items()}
+        self._models = models
+        self._devices = devices
+
+    def connect_trainer(self, trainer: Any) -> None:
+        """Registers the other models as observers under their names."""
+        main_model = self.get_optimizer('main').target
+        for name, model in self._models.items():
+            if model is not main_model:
+                trainer.reporter.add_observer(name, model)
+
+    def update_core(self) -> None:
+        optimizer = self.get_optimizer('main')
+        main_model = optimizer.target
+        others = [model for model in self._models.values() if model is not main_model]
+        iterator = self.get_iterator('main')
+        batch = iterator.next()
+        count = len(self._models)
+        losses = []
+        for index, (name, model) in enumerate(self._models.items()):
+            in_arrays = convert._call_converter(self.converter, batch[index::count],
+                                                self._devices[name])
+            loss_func = self.loss_func or model
+            if isinstance(in_arrays, tuple):
+                losses.append(loss_func(*in_arrays))
+            elif isinstance(in_arrays, dict):
+                losses.append(loss_func(**in_arrays))
+            else:
+                losses.append(loss_func(in_arrays))
+        for model in self._models.values():
+            model.cleargrads()
+        for loss in losses:
+            loss.backward(loss_scale=self.loss_scale)
+        del losses
+        for model in others:
+            main_model.addgrads(model)
+        optimizer.update()
+        for model in others:
+            model.copyparams(main_model)
+        if self.auto_new_epoch and iterator.is_new_epoch:
+            optimizer.new_epoch(auto=True)
