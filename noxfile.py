@@ -17,7 +17,8 @@ Sessions:
     that no plugin is installed, then runs ``pytest tests/core``. This proves
     the core works alone, on NumPy 2 and on NumPy 1.26.
 ``tests``
-    all five distributions installed editable with onnxruntime and h5py; runs
+    all five distributions installed editable with onnxruntime, h5py,
+    matplotlib and scikit-learn; runs
     ``pytest tests``, then the core's docstring examples as doctests. CUDA
     tests skip themselves without a GPU.
 ``tests-gpu(cuda='12')``, ``tests-gpu(cuda='13')``
@@ -64,6 +65,9 @@ MYPY = "mypy==2.4.1"
 TORCH = "torch==2.13.0"
 
 TEST_TOOLS = ["pytest>=7.4", "scipy>=1.10", "hypothesis"]
+# What the full test session adds: HDF5 files, ONNX checks, PNG plots, and the
+# handwritten digits of the main job (bundled with scikit-learn).
+EXTRAS_FOR_TESTS = ["h5py", "onnxruntime", "matplotlib", "scikit-learn"]
 NUMPY_SPECS = {"2": "numpy>=2", "1.26": "numpy==1.26.*"}
 
 NO_PLUGIN_CHECK = (
@@ -84,7 +88,7 @@ def _package_dir(session: nox.Session, dist: str) -> str:
 def lint(session: nox.Session) -> None:
     """Run ruff over every Python file we own."""
     session.install(RUFF)
-    targets = [p for p in ("packages", "tests", "benchmarks") if (ROOT / p).is_dir()]
+    targets = [p for p in ("packages", "tests", "benchmarks", "examples") if (ROOT / p).is_dir()]
     session.run("ruff", "check", *targets, "noxfile.py", "conftest.py", *session.posargs)
 
 
@@ -129,7 +133,7 @@ def tests(session: nox.Session) -> None:
     editable: list[str] = []
     for dist in PACKAGES:
         editable += ["-e", _package_dir(session, dist)]
-    session.install(*editable, *TEST_TOOLS, "h5py", "onnxruntime")
+    session.install(*editable, *TEST_TOOLS, *EXTRAS_FOR_TESTS)
     session.run("pytest", "tests", *session.posargs)
     # The docstring examples of the core (their namespace is set in conftest.py).
     session.run("pytest", "--doctest-modules", "packages/core/src/catena")
@@ -145,7 +149,7 @@ def tests_gpu(session: nox.Session, cuda: str) -> None:
         if dist == "catena-cuda":
             folder += f"[cuda{cuda}]"
         editable += ["-e", folder]
-    session.install(*editable, *TEST_TOOLS, "h5py", "onnxruntime")
+    session.install(*editable, *TEST_TOOLS, *EXTRAS_FOR_TESTS)
     session.run("python", "-m", "catena", "info", success_codes=[0, 1])
     session.run("pytest", "tests", *session.posargs)
 

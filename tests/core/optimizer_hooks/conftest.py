@@ -30,8 +30,7 @@ class RecordingSGDRule(UpdateRule):
 
     def __init__(self, parent_hyperparam=None, lr=None):
         super().__init__(parent_hyperparam)
-        if lr is not None:
-            self.hyperparam.lr = lr
+        self.set_hyperparams(lr=lr)
         self.seen = []
 
     def update_core_cpu(self, param):
@@ -47,7 +46,7 @@ class RecordingSGD(GradientMethod):
 
     def __init__(self, lr=0.5):
         super().__init__()
-        self.hyperparam.lr = lr
+        self.set_hyperparams(lr=lr)
 
     def create_update_rule(self):
         return RecordingSGDRule(self.hyperparam)

@@ -5,6 +5,7 @@ import warnings
 import numpy
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from tests.core.optimizer_hooks import _hook_checks as checks
 
 import catena
 from catena.optimizer_hooks import GradientLARS
@@ -20,9 +21,25 @@ def expected(w, g, threshold=THRESHOLD, weight_decay=0.0, eps=1e-9):
     return rate * (g + weight_decay * w)
 
 
-def test_attributes_and_defaults():
+class TestGradientLARS(checks.ParamHookChecks):
+    hook_class = GradientLARS
+    args = (THRESHOLD, 0.1)
+    attributes = {'threshold': THRESHOLD, 'weight_decay': 0.1, 'eps': 1e-9}
+    direct_w = [1.2, -1.6, 0.0]
+    direct_g = [0.3, 0.1, -0.2]
+    bad_arguments = [
+        ({'threshold': -1.0}, ValueError, 'threshold must be at least 0'),
+        ({'weight_decay': -0.1}, ValueError, 'weight_decay must be at least 0'),
+        ({'eps': -1e-9}, ValueError, 'eps must be at least 0'),
+        ({'eps': None}, TypeError, 'eps must be a real number, got NoneType'),
+    ]
+
+    def expected(self, w, g):
+        return expected(w, g, weight_decay=0.1)
+
+
+def test_defaults():
     hook = GradientLARS()
-    assert (hook.name, hook.timing, hook.call_for_each_param) == ('GradientLARS', 'pre', True)
     assert (hook.threshold, hook.weight_decay, hook.eps) == (1e-2, 0.0, 1e-9)
 
 
@@ -54,62 +71,8 @@ def test_a_zero_float16_gradient_stays_zero():
     assert_array_equal(param.grad, 0)
 
 
-def test_parameters_without_array_or_gradient_are_left_alone():
-    GradientLARS()(None, catena.Parameter())
-    param = catena.Parameter(numpy.ones(2, dtype=numpy.float32))
-    GradientLARS()(None, param)
-    assert param.grad is None
-
-
-@pytest.mark.parametrize('weight_decay', [0.0, 0.1])
-def test_through_the_optimizer(kit, dtype, weight_decay):
-    s = kit.step(GradientLARS(THRESHOLD, weight_decay), dtype)
+def test_through_the_optimizer_without_weight_decay(kit, dtype):
+    s = kit.step(GradientLARS(THRESHOLD), dtype)
     for name in s.seen:
-        want = expected(s.before[name], s.grads[name], weight_decay=weight_decay)
-        assert_allclose(s.seen[name], want, **kit.tol(dtype))
+        assert_allclose(s.seen[name], expected(s.before[name], s.grads[name]), **kit.tol(dtype))
     assert not numpy.allclose(s.seen['/w'], s.grads['/w'])
-
-
-def test_through_one_update_rule(kit, dtype):
-    s = kit.step(GradientLARS(THRESHOLD, 0.1), dtype, on='rule')
-    assert_allclose(s.seen['/w'], expected(s.before['/w'], s.grads['/w'], weight_decay=0.1),
-                    **kit.tol(dtype))
-    assert_array_equal(s.seen['/b'], s.grads['/b'])
-
-
-@pytest.mark.parametrize('on', ['optimizer', 'rule'])
-def test_post_timing_acts_after_the_update(kit, dtype, on):
-    s = kit.step(GradientLARS(THRESHOLD, 0.1), dtype, on=on, timing='post')
-    assert_array_equal(s.seen['/w'], s.grads['/w'])
-    assert_allclose(s.after_grads['/w'], expected(s.after['/w'], s.grads['/w'], weight_decay=0.1),
-                    **kit.tol(dtype))
-
-
-def test_static_loss_scale_gives_the_unscaled_result(kit, dtype):
-    plain = kit.step(GradientLARS(THRESHOLD, 0.1), dtype)
-    scaled = kit.step(GradientLARS(THRESHOLD, 0.1), dtype, loss_scale=8.0)
-    for name in plain.seen:
-        assert_allclose(scaled.seen[name], plain.seen[name], **kit.tol(dtype))
-
-
-def test_names_duplicates_and_removal(kit):
-    model = kit.Model(numpy.float32)
-    optimizer = kit.SGD().setup(model)
-    optimizer.add_hook(GradientLARS(THRESHOLD))
-    with pytest.raises(KeyError, match='GradientLARS'):
-        optimizer.add_hook(GradientLARS())
-    optimizer.remove_hook('GradientLARS')
-    grads = kit.grads_for(model)
-    optimizer.update(kit.lossfun(model, grads))
-    assert_array_equal(model.w.update_rule.seen[-1], grads['/w'])
-
-
-@pytest.mark.parametrize('kwargs, error, match', [
-    ({'threshold': -1.0}, ValueError, 'threshold must be at least 0'),
-    ({'weight_decay': -0.1}, ValueError, 'weight_decay must be at least 0'),
-    ({'eps': -1e-9}, ValueError, 'eps must be at least 0'),
-    ({'eps': None}, TypeError, 'eps must be a real number, got NoneType'),
-])
-def test_bad_arguments(kwargs, error, match):
-    with pytest.raises(error, match=match):
-        GradientLARS(**kwargs)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import pathlib
 import pickle
 
 import numpy
@@ -11,65 +10,31 @@ import pytest
 from tests.core.optimizers import _rule_checks as checks
 
 import catena
-import catena.functions as F
 import catena.links as L
 from catena import optimizers
 
-HYPER = {'lr': 0.1, 'momentum': 0.8}
-_SNAPSHOT = (pathlib.Path(__file__).resolve().parents[2] / 'data' / 'chainer-7.8.1'
-             / 'trainer_snapshot_iter7.npz')
+# A Chainer 7.8.1 trainer snapshot after 7 MomentumSGD(lr=0.05) steps.
+_SNAPSHOT = checks.CHAINER_DATA / 'trainer_snapshot_iter7.npz'
 
 
 def reference(param, grads, lr, momentum):
-    history = []
-    param, velocity = param.copy(), numpy.zeros_like(param)
+    velocity = numpy.zeros_like(param)
     for grad in grads:
         velocity = momentum * velocity - lr * grad
         param = param + velocity
-        history.append(param)
-    return history
+        yield param, {'v': velocity}
 
 
-@pytest.mark.parametrize('dtype', checks.DTYPES)
-def test_steps_follow_the_formula(dtype):
-    checks.check_steps(optimizers.MomentumSGD, reference, HYPER, dtype, state_names=('v',))
+class TestMomentumSGD(checks.VelocityChecks):
+    optimizer = optimizers.MomentumSGD
+    rule = optimizers.MomentumSGDRule
+    reference = staticmethod(reference)
 
 
-def test_fits_a_linear_regression():
-    checks.check_fits_linear(optimizers.MomentumSGD, {'lr': 0.05, 'momentum': 0.9})
-
-
-@pytest.mark.parametrize('name, value', [('lr', 0.02), ('momentum', 0.5)])
-def test_per_parameter_hyperparameters(name, value):
-    checks.check_per_param_hyperparam(optimizers.MomentumSGD, reference, HYPER, name, value)
-
-
-def test_signature_defaults_and_proxies():
-    checks.check_signature_and_proxies(optimizers.MomentumSGD, optimizers.MomentumSGDRule,
-                                       [('lr', 0.01), ('momentum', 0.9)])
-
-
-def test_disabled_rule_leaves_the_parameter():
-    checks.check_disabled(optimizers.MomentumSGD, HYPER)
-
-
-def test_fp32_update_of_a_float16_parameter():
-    checks.check_fp32_update(optimizers.MomentumSGD, reference, HYPER)
-
-
-def test_static_loss_scaling_changes_nothing():
-    checks.check_static_loss_scaling(optimizers.MomentumSGD, HYPER)
-
-
-def test_save_and_load_continues_exactly():
-    checks.check_save_and_load(optimizers.MomentumSGD, HYPER, state_names=('v',))
-
-
-def test_missing_gradient_leaves_parameter_and_velocity():
+def test_missing_gradient_leaves_the_velocity_at_zero():
     rule = optimizers.MomentumSGDRule(lr=0.5)
     param = catena.Variable(numpy.ones(3, numpy.float32))
     rule.update(param)
-    numpy.testing.assert_array_equal(param.array, numpy.ones(3, numpy.float32))
     numpy.testing.assert_array_equal(rule.state['v'], numpy.zeros(3, numpy.float32))
 
 
@@ -107,21 +72,9 @@ def test_a_copied_rule_gets_its_own_work_buffer(clone):
     numpy.testing.assert_array_equal(twin_param.array, param.array)
 
 
-class _MLP(catena.Chain):
-    def __init__(self):
-        super().__init__()
-        with self.init_scope():
-            self.l1 = L.Linear(20, 30)
-            self.l2 = L.Linear(30, 10)
-
-    def forward(self, x):
-        return self.l2(F.relu(self.l1(x)))
-
-
 def test_loads_the_momentum_sgd_state_chainer_saved():
-    # A Chainer 7.8.1 trainer snapshot after 7 MomentumSGD(lr=0.05) steps.
     serializers = pytest.importorskip('catena.serializers')
-    model = L.Classifier(_MLP())
+    model = L.Classifier(checks.ChainerMLP())
     serializers.load_npz(str(_SNAPSHOT), model, path='updater/model:main/')
     optimizer = optimizers.MomentumSGD(lr=0.05).setup(model)
     serializers.load_npz(str(_SNAPSHOT), optimizer, path='updater/optimizer:main/')

@@ -16,16 +16,13 @@ from tests.core.optimizers import _rule_checks as checks
 import catena
 from catena import optimizers
 
-HYPER = {'lr': 0.1, 'beta': 0.5, 'eta': 0.5, 'weight_decay_rate': 0.01}
-
 
 def grid_draw(rng, shape):
     return rng.integers(-16, 17, shape) / 8
 
 
 def reference(param, grads, lr, beta, eta, weight_decay_rate):
-    history = []
-    param, mean, square = param.copy(), numpy.zeros_like(param), numpy.zeros_like(param)
+    mean, square = numpy.zeros_like(param), numpy.zeros_like(param)
     for t, grad in enumerate(grads, start=1):
         mean = beta * mean + (1 - beta) * grad
         square = beta * square + (1 - beta) * grad ** 2
@@ -37,14 +34,19 @@ def reference(param, grads, lr, beta, eta, weight_decay_rate):
         safe = numpy.where(denominator == 0, 1, denominator)
         factor = numpy.where(denominator == 0, 0, numpy.clip(mean_hat ** 2 / safe, 0, 1))
         param = param - eta * (lr * factor * mean_hat + weight_decay_rate * param)
-        history.append(param)
-    return history
+        yield param, {'m': mean, 'v': square}
 
 
-@pytest.mark.parametrize('dtype', checks.DTYPES)
-def test_steps_follow_the_formula(dtype):
-    checks.check_steps(optimizers.MSVAG, reference, HYPER, dtype, state_names=('m', 'v'),
-                       draw=grid_draw)
+class TestMSVAG(checks.OptimizerChecks):
+    optimizer = optimizers.MSVAG
+    rule = optimizers.MSVAGRule
+    defaults = (('lr', 0.1), ('beta', 0.9), ('eta', 1.0), ('weight_decay_rate', 0))
+    hyper = {'lr': 0.1, 'beta': 0.5, 'eta': 0.5, 'weight_decay_rate': 0.01}
+    own_hyper = (('lr', 0.02), ('beta', 0.25), ('eta', 1.0), ('weight_decay_rate', 0.1))
+    fit_hyper = {'lr': 0.1}
+    state_names = ('m', 'v')
+    draw = staticmethod(grid_draw)
+    reference = staticmethod(reference)
 
 
 def test_first_step_with_the_defaults_is_plain_sgd():
@@ -94,42 +96,3 @@ def test_beta_outside_zero_one_is_rejected():
     with pytest.raises(ValueError, match='beta must be in'):
         rule.update(param)
     numpy.testing.assert_array_equal(param.array, numpy.ones(2))
-
-
-def test_fits_a_linear_regression():
-    checks.check_fits_linear(optimizers.MSVAG, {'lr': 0.1})
-
-
-@pytest.mark.parametrize('name, value', [('lr', 0.02), ('beta', 0.25), ('eta', 1.0),
-                                         ('weight_decay_rate', 0.1)])
-def test_per_parameter_hyperparameters(name, value):
-    checks.check_per_param_hyperparam(optimizers.MSVAG, reference, HYPER, name, value)
-
-
-def test_signature_defaults_and_proxies():
-    checks.check_signature_and_proxies(
-        optimizers.MSVAG, optimizers.MSVAGRule,
-        [('lr', 0.1), ('beta', 0.9), ('eta', 1.0), ('weight_decay_rate', 0)])
-
-
-def test_disabled_rule_leaves_the_parameter():
-    checks.check_disabled(optimizers.MSVAG, HYPER)
-
-
-def test_fp32_update_of_a_float16_parameter():
-    checks.check_fp32_update(optimizers.MSVAG, reference, HYPER, draw=grid_draw)
-
-
-def test_static_loss_scaling_changes_nothing():
-    checks.check_static_loss_scaling(optimizers.MSVAG, HYPER)
-
-
-def test_save_and_load_continues_exactly():
-    checks.check_save_and_load(optimizers.MSVAG, HYPER, state_names=('m', 'v'))
-
-
-def test_missing_gradient_leaves_the_parameter():
-    rule = optimizers.MSVAGRule()
-    param = catena.Variable(numpy.ones(3, numpy.float32))
-    rule.update(param)
-    numpy.testing.assert_array_equal(param.array, numpy.ones(3, numpy.float32))

@@ -1,284 +1,70 @@
-"""RMSprop: the update formula, training, hyperparameters, float16 and saved state."""
+"""RMSprop: steps scaled by a running root mean square of the gradient."""
 
 from __future__ import annotations
 
-import inspect
-
 import numpy
 import pytest
+from tests.core.optimizers import _rule_checks as checks
 
-import catena
-import catena.functions as F
-import catena.links as L
 from catena import optimizers
-from catena.optimizers import rmsprop
 
-OPTIMIZER = optimizers.RMSprop
-RULE = rmsprop.RMSpropRule
-CHAINER_DEFAULTS = {'lr': 0.01, 'alpha': 0.99, 'eps': 1e-08, 'eps_inside_sqrt': False}
-# Non-default values, so the formula tests see them used (eps must not underflow in float16).
-HYPER = {'lr': 0.05, 'alpha': 0.9, 'eps': 1e-3, 'eps_inside_sqrt': False}
-OWN_HYPER = ('alpha', 0.5)
-FIT_HYPER = {'lr': 0.01}
-FIT_STEPS = 300
-STATE_NAMES = ['ms']
-TOLERANCES = {
-    numpy.float16: {'rtol': 5e-3, 'atol': 2e-3},
-    numpy.float32: {'rtol': 1e-5, 'atol': 1e-6},
-    numpy.float64: {'rtol': 1e-12, 'atol': 1e-14},
-}
+CHAINER_DEFAULTS = (('lr', 0.01), ('alpha', 0.99), ('eps', 1e-08), ('eps_inside_sqrt', False))
 
 
-def initial_state(shape):
-    return {'ms': numpy.zeros(shape)}
+def reference(param, grads, lr, alpha, eps, eps_inside_sqrt):
+    ms = numpy.zeros_like(param)
+    for grad in grads:
+        ms = alpha * ms + (1 - alpha) * grad ** 2
+        denom = numpy.sqrt(ms + eps) if eps_inside_sqrt else numpy.sqrt(ms) + eps
+        param = param - lr * grad / denom
+        yield param, {'ms': ms}
 
 
-def reference_step(param, grad, state, *, lr, alpha, eps, eps_inside_sqrt):
-    """One RMSprop step written out in float64; returns the new param and state."""
-    ms = alpha * state['ms'] + (1 - alpha) * grad ** 2
-    denom = numpy.sqrt(ms + eps) if eps_inside_sqrt else numpy.sqrt(ms) + eps
-    return param - lr * grad / denom, {'ms': ms}
-
-
-def _link(dtype, rng, names=('w',)):
-    link = catena.Link()
-    with link.init_scope():
-        for name in names:
-            setattr(link, name, catena.Parameter(rng.uniform(-1, 1, (3, 4)).astype(dtype)))
-    return link
-
-
-def _regression(rng):
-    """A Linear link and the mean squared error of fitting y = x W* + b*."""
-    x = rng.normal(size=(64, 3)).astype(numpy.float32)
-    true_w = numpy.array([[1.0, -2.0, 0.5], [0.3, 0.8, -1.0]], numpy.float32)
-    y = x @ true_w.T + numpy.array([0.5, -0.5], numpy.float32)
-    model = L.Linear(3, 2, initialW=rng.normal(scale=0.1, size=(2, 3)).astype(numpy.float32),
-                     initial_bias=0.0)
-    return model, lambda: F.mean_squared_error(model(x), y)
-
-
-@pytest.mark.parametrize('dtype', [numpy.float16, numpy.float32, numpy.float64])
-def test_two_steps_follow_the_formula(dtype):
-    rng = numpy.random.default_rng(0)
-    link = _link(dtype, rng)
-    optimizer = OPTIMIZER(**HYPER).setup(link)
-    expected = link.w.array.astype(numpy.float64)
-    state = initial_state(expected.shape)
-    for _ in range(2):
-        grad = rng.uniform(-1, 1, expected.shape).astype(dtype)
-        link.w.grad = grad
-        optimizer.update()
-        expected, state = reference_step(expected, grad.astype(numpy.float64), state, **HYPER)
-        assert link.w.array.dtype == dtype
-        numpy.testing.assert_allclose(link.w.array, expected, **TOLERANCES[dtype])
-        for name in STATE_NAMES:
-            actual = link.w.update_rule.state[name]
-            assert actual.dtype == dtype
-            numpy.testing.assert_allclose(actual, state[name], **TOLERANCES[dtype])
-    assert list(link.w.update_rule.state) == STATE_NAMES
-    assert link.w.update_rule.t == 2
-
-
-def test_a_rule_without_gradient_leaves_the_parameter_alone():
-    param = catena.Parameter(numpy.ones((2, 2), numpy.float32))
-    RULE(**HYPER).update(param)
-    numpy.testing.assert_array_equal(param.array, numpy.ones((2, 2), numpy.float32))
-
-
-def test_fits_a_linear_regression():
-    model, lossfun = _regression(numpy.random.default_rng(1))
-    optimizer = OPTIMIZER(**FIT_HYPER).setup(model)
-    first = float(lossfun().array)
-    for _ in range(FIT_STEPS):
-        optimizer.update(lossfun)
-    assert float(lossfun().array) < 1e-4 * first
-
-
-def test_a_parameter_can_have_its_own_hyperparameters():
-    rng = numpy.random.default_rng(2)
-    link = _link(numpy.float64, rng, names=('w', 'v'))
-    optimizer = OPTIMIZER(**HYPER).setup(link)
-    name, value = OWN_HYPER
-    assert getattr(link.w.update_rule.hyperparam, name) == HYPER[name]  # the parent's
-    setattr(link.w.update_rule.hyperparam, name, value)
-    start = {p: getattr(link, p).array.copy() for p in ('w', 'v')}
-    grads = {p: rng.uniform(-1, 1, (3, 4)) for p in ('w', 'v')}
-    for p in ('w', 'v'):
-        getattr(link, p).grad = grads[p].copy()
-    optimizer.update()
-    assert getattr(optimizer.hyperparam, name) == HYPER[name]
-    assert getattr(link.v.update_rule.hyperparam, name) == HYPER[name]
-    own = {**HYPER, name: value}
-    for p, hyper in (('w', own), ('v', HYPER)):
-        expected, _ = reference_step(start[p], grads[p], initial_state((3, 4)), **hyper)
-        numpy.testing.assert_allclose(getattr(link, p).array, expected, rtol=1e-12)
-
-
-def test_signature_defaults_and_hyperparameter_proxies():
-    signature = inspect.signature(OPTIMIZER)
-    assert {n: p.default for n, p in signature.parameters.items()} == CHAINER_DEFAULTS
-    optimizer = OPTIMIZER()
-    assert optimizer.hyperparam.get_dict() == CHAINER_DEFAULTS
-    assert RULE().hyperparam.get_dict() == CHAINER_DEFAULTS
-    assert RULE(**HYPER).hyperparam.get_dict() == HYPER
-    for name, default in CHAINER_DEFAULTS.items():
-        setattr(optimizer, name, HYPER[name])
-        assert getattr(optimizer.hyperparam, name) == HYPER[name]
-        setattr(optimizer.hyperparam, name, default)
-        assert getattr(optimizer, name) == default
-    assert OPTIMIZER(**HYPER).hyperparam.get_dict() == HYPER
-
-
-def test_a_disabled_link_is_not_updated():
-    rng = numpy.random.default_rng(3)
-    model = catena.Chain()
-    with model.init_scope():
-        model.frozen = _link(numpy.float32, rng)
-        model.trained = _link(numpy.float32, rng)
-    optimizer = OPTIMIZER(**HYPER).setup(model)
-    model.frozen.disable_update()
-    frozen, trained = model.frozen.w.array.copy(), model.trained.w.array.copy()
-    optimizer.update(lambda: F.sum(model.frozen.w * model.trained.w))
-    numpy.testing.assert_array_equal(model.frozen.w.array, frozen)
-    assert not numpy.allclose(model.trained.w.array, trained)
-
-
-def test_fp32_update_keeps_a_float32_master_copy():
-    rng = numpy.random.default_rng(4)
-    link = _link(numpy.float16, rng)
-    optimizer = OPTIMIZER(**HYPER).setup(link)
-    optimizer.use_fp32_update()
-    expected = link.w.array.astype(numpy.float64)
-    state = initial_state(expected.shape)
-    for _ in range(2):
-        grad = rng.uniform(-1, 1, expected.shape).astype(numpy.float16)
-        link.w.grad = grad
-        optimizer.update()
-        expected, state = reference_step(expected, grad.astype(numpy.float64), state, **HYPER)
-        master = link.w.update_rule._fp32_param.array
-        assert master.dtype == numpy.float32
-        numpy.testing.assert_allclose(master, expected, **TOLERANCES[numpy.float32])
-        numpy.testing.assert_array_equal(link.w.array, master.astype(numpy.float16))
-        assert link.w.array.dtype == numpy.float16
-        for name in STATE_NAMES:
-            assert link.w.update_rule.state[name].dtype == numpy.float32
-
-
-def test_static_loss_scaling_gives_the_unscaled_update():
-    plain, plain_loss = _regression(numpy.random.default_rng(5))
-    scaled, scaled_loss = _regression(numpy.random.default_rng(5))
-    plain_optimizer = OPTIMIZER(**HYPER).setup(plain)
-    scaled_optimizer = OPTIMIZER(**HYPER).setup(scaled)
-    scaled_optimizer.loss_scaling(scale=64.0)
-    for _ in range(2):
-        plain_optimizer.update(plain_loss)
-        scaled_optimizer.update(scaled_loss)
-    start, _ = _regression(numpy.random.default_rng(5))
-    for a, b, before in zip(plain.params(), scaled.params(), start.params()):
-        assert not numpy.allclose(a.array, before.array)
-        numpy.testing.assert_allclose(b.array, a.array, rtol=1e-6, atol=1e-7)
-
-
-def _serializer_pair(serializer_module):
-    class DictSaver(serializer_module.Serializer):
-        def __init__(self, target, path=''):
-            self.target, self.path = target, path
-
-        def __getitem__(self, key):
-            return DictSaver(self.target, f'{self.path}{key}/')
-
-        def __call__(self, key, value):
-            self.target[self.path + key] = numpy.array(value)
-            return value
-
-    class DictLoader(serializer_module.Deserializer):
-        def __init__(self, target, path=''):
-            self.target, self.path = target, path
-
-        def __getitem__(self, key):
-            return DictLoader(self.target, f'{self.path}{key}/')
-
-        def __call__(self, key, value):
-            stored = self.target[self.path + key]
-            if value is None:
-                return stored.copy()
-            if isinstance(value, numpy.ndarray):
-                numpy.copyto(value, stored)
-                return value
-            return type(value)(stored)
-
-    return DictSaver, DictLoader
-
-
-def test_saved_state_lets_a_new_optimizer_continue_exactly():
-    serializer_module = pytest.importorskip('catena.serializer')
-    DictSaver, DictLoader = _serializer_pair(serializer_module)
-    model, lossfun = _regression(numpy.random.default_rng(6))
-    optimizer = OPTIMIZER(**HYPER).setup(model)
-    for _ in range(2):
-        optimizer.update(lossfun)
-    saved = {}
-    optimizer.serialize(DictSaver(saved))
-    assert {f'W/{name}' for name in STATE_NAMES} <= set(saved)
-
-    resumed, resumed_loss = _regression(numpy.random.default_rng(6))
-    resumed.copyparams(model)
-    resumed_optimizer = OPTIMIZER(**HYPER).setup(resumed)
-    resumed_optimizer.serialize(DictLoader(saved))
-    assert resumed_optimizer.t == 2 and resumed.W.update_rule.t == 2
-    optimizer.update(lossfun)
-    resumed_optimizer.update(resumed_loss)
-    for a, b in zip(model.params(), resumed.params()):
-        numpy.testing.assert_array_equal(b.array, a.array)
-        for name in STATE_NAMES:
-            numpy.testing.assert_array_equal(b.update_rule.state[name],
-                                             a.update_rule.state[name])
+class TestRMSprop(checks.OptimizerChecks):
+    optimizer = optimizers.RMSprop
+    rule = optimizers.RMSpropRule
+    defaults = CHAINER_DEFAULTS
+    # eps must not underflow in float16.
+    hyper = {'lr': 0.05, 'alpha': 0.9, 'eps': 1e-3, 'eps_inside_sqrt': False}
+    own_hyper = (('alpha', 0.5),)
+    fit_hyper = {'lr': 0.01}
+    state_names = ('ms',)
+    reference = staticmethod(reference)
 
 
 @pytest.mark.parametrize('dtype', [numpy.float32, numpy.float64])
 def test_eps_inside_sqrt_follows_its_formula(dtype):
-    rng = numpy.random.default_rng(7)
-    hyper = {**HYPER, 'eps': 0.1, 'eps_inside_sqrt': True}  # a large eps tells the forms apart
-    link = _link(dtype, rng)
-    optimizer = OPTIMIZER(**hyper).setup(link)
-    expected = link.w.array.astype(numpy.float64)
-    state = initial_state(expected.shape)
-    for _ in range(2):
-        grad = rng.uniform(-1, 1, expected.shape).astype(dtype)
-        link.w.grad = grad
-        optimizer.update()
-        outside, _ = reference_step(expected, grad.astype(numpy.float64), state,
-                                    **{**hyper, 'eps_inside_sqrt': False})
-        expected, state = reference_step(expected, grad.astype(numpy.float64), state, **hyper)
-        numpy.testing.assert_allclose(link.w.array, expected, **TOLERANCES[dtype])
-        assert not numpy.allclose(link.w.array, outside, **TOLERANCES[dtype])
+    # A large eps tells the two forms apart.
+    hyper = {**TestRMSprop.hyper, 'eps': 0.1, 'eps_inside_sqrt': True}
+    actual = TestRMSprop().check_formula(dtype, hyper)
+    link = checks.make_link(dtype)
+    outside = checks.expected_history(reference, link, checks.make_grads(dtype),
+                                      {**hyper, 'eps_inside_sqrt': False})
+    for step, params in enumerate(actual):
+        assert not numpy.allclose(params['a'], outside['a'][step][0],
+                                  **checks.TOLERANCES[dtype])
 
 
 def test_an_eps_that_underflows_in_float16_is_refused_without_changes():
-    rng = numpy.random.default_rng(8)
-    link = _link(numpy.float16, rng)
-    optimizer = OPTIMIZER().setup(link)  # the default eps, 1e-8, is 0 in float16
-    before = link.w.array.copy()
-    link.w.grad = rng.uniform(-1, 1, (3, 4)).astype(numpy.float16)
+    link = checks.make_link(numpy.float16)
+    optimizer = optimizers.RMSprop().setup(link)  # the default eps, 1e-8, is 0 in float16
+    before = link.a.array.copy()
+    checks.set_grads(link, checks.make_grads(numpy.float16)[0])
     with pytest.raises(ValueError, match=r'eps of RMSprop is too small for float16: 1e-08'):
         optimizer.update()
-    numpy.testing.assert_array_equal(link.w.array, before)
-    assert not link.w.update_rule.state['ms'].any()
+    numpy.testing.assert_array_equal(link.a.array, before)
+    assert not link.a.update_rule.state['ms'].any()
 
     optimizer.use_fp32_update()  # the float32 master copy can hold the same eps
     optimizer.update()
-    assert numpy.isfinite(link.w.array).all() and not numpy.array_equal(link.w.array, before)
+    assert numpy.isfinite(link.a.array).all() and not numpy.array_equal(link.a.array, before)
 
 
 def test_a_zero_eps_is_allowed_in_float16():
-    rng = numpy.random.default_rng(9)
-    link = _link(numpy.float16, rng)
-    optimizer = OPTIMIZER(eps=0.0).setup(link)
-    before = link.w.array.astype(numpy.float64)
-    grad = rng.uniform(0.1, 1, (3, 4)).astype(numpy.float16)
-    link.w.grad = grad
-    optimizer.update()
-    expected, _ = reference_step(before, grad.astype(numpy.float64), initial_state((3, 4)),
-                                 **{**CHAINER_DEFAULTS, 'eps': 0.0})
-    numpy.testing.assert_allclose(link.w.array, expected, **TOLERANCES[numpy.float16])
+    hyper = {**dict(CHAINER_DEFAULTS), 'eps': 0.0}
+    link = checks.make_link(numpy.float16)
+    grads = checks.make_grads(numpy.float16, draw=lambda rng, shape: rng.uniform(0.1, 1, shape))
+    expected = checks.expected_history(reference, link, grads, hyper)
+    checks.run_steps(optimizers.RMSprop(eps=0.0).setup(link), link, grads[:1])
+    numpy.testing.assert_allclose(link.a.array, expected['a'][0][0],
+                                  **checks.TOLERANCES[numpy.float16])

@@ -121,3 +121,29 @@ def test_an_error_reaches_on_error_and_finalize_then_propagates(tmp_path, capsys
 def test_elapsed_time_needs_a_started_run(tmp_path):
     with pytest.raises(RuntimeError, match='has not started'):
         _trainer(tmp_path).elapsed_time
+
+
+def test_autoloading_extensions_initialize_first(tmp_path):
+    trainer = _trainer(tmp_path, stop=(1, 'iteration'))
+    order = []
+
+    class Reader(training.Extension):
+        priority = training.PRIORITY_WRITER
+
+        def initialize(self, trainer):
+            order.append('reader')
+
+        def __call__(self, trainer):
+            pass
+
+    class Loader(Reader):
+        priority = -100
+        autoload = True
+
+        def initialize(self, trainer):
+            order.append('loader')
+
+    trainer.extend(Reader())
+    trainer.extend(Loader())
+    trainer.run()
+    assert order == ['loader', 'reader']

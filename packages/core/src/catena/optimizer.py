@@ -256,6 +256,20 @@ class UpdateRule:
     def init_state(self, param: Variable) -> None:
         """Creates the state arrays in :attr:`state` for ``param`` (none by default)."""
 
+    def set_hyperparams(self, **values: Any) -> None:
+        """Sets this rule's own hyperparameters; None leaves one to the parent."""
+        _assign(self.hyperparam, values)
+
+    def init_zero_state(self, param: Variable, *names: str) -> dict[str, Any]:
+        """Creates state arrays of zeros like ``param`` under ``names``; returns the state."""
+        state = self._state
+        if state is None:
+            state = self._state = {}
+        xp = backend.get_array_module(param.array)
+        for name in names:
+            state[name] = xp.zeros_like(param.array)
+        return state
+
     def use_fp32_update(self, flag: bool = True) -> None:
         """Keeps a float32 master copy of a float16 parameter and updates that.
 
@@ -542,6 +556,10 @@ class GradientMethod(Optimizer):
         """Returns a new update rule for one parameter."""
         raise NotImplementedError
 
+    def set_hyperparams(self, **values: Any) -> None:
+        """Sets the optimizer's hyperparameters (None values are skipped)."""
+        _assign(self.hyperparam, values)
+
     def call_hooks(self, timing: str = 'pre') -> None:
         """Calls the hooks of ``timing``, restoring cleared gradients after each."""
         if timing not in ('pre', 'post'):
@@ -614,6 +632,12 @@ class GradientMethod(Optimizer):
             for param in self.target.params():
                 if param.update_rule is not None:
                     param.update_rule.use_fp32_update(flag)
+
+
+def _assign(hyperparam: Hyperparameter, values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        if value is not None:
+            setattr(hyperparam, name, value)
 
 
 def _sum_sqnorm(arrays: Iterable[Any]) -> float:

@@ -139,3 +139,11 @@ def test_multiprocess_parallel_updater_says_it_is_not_implemented():
     assert not training.updaters.MultiprocessParallelUpdater.available()
     with pytest.raises(NotImplementedError, match='ParallelUpdater'):
         training.updaters.MultiprocessParallelUpdater([], None)
+
+
+def test_optimizers_may_have_any_names():
+    x, y = _data()
+    iterator = iterators.SerialIterator(datasets.TupleDataset(x, y), 4)
+    gen, dis = optimizers.SGD().setup(_Regressor()), optimizers.SGD().setup(_Regressor())
+    updater = training.StandardUpdater(iterator, {'gen': gen, 'dis': dis})
+    assert updater.get_all_optimizers() == {'gen': gen, 'dis': dis}

@@ -1,9 +1,11 @@
-"""Argument checks and loss-scale handling shared by the optimizer hooks."""
+"""What the optimizer hooks share: argument checks, loss-scale handling, base classes."""
 
 from __future__ import annotations
 
 import numbers
 from typing import Any
+
+from catena import backend
 
 
 def real_argument(name: str, value: Any, *, minimum: float | None = None,
@@ -43,3 +45,79 @@ def loss_scale_of(param: Any) -> float:
     """
     scale = param._loss_scale
     return 1.0 if scale is None else float(scale)
+
+
+def add_scaled(grad: Any, coefficient: float, term: Any) -> None:
+    """``grad += coefficient * term`` in place, the coefficient cast to the gradient's dtype."""
+    grad += grad.dtype.type(coefficient) * term
+
+
+class ParamHook:
+    """Base of the hooks that adjust each parameter's gradient before its update.
+
+    Registered with :meth:`catena.Optimizer.add_hook` such a hook is called
+    for every parameter, as ``hook(rule, param)``; registered with
+    :meth:`catena.UpdateRule.add_hook`, for that rule's parameter only.
+    Subclasses implement :meth:`adjust`.
+
+    Attributes:
+        timing (str): ``'pre'``: it runs before the update.
+        call_for_each_param (bool): True: called as ``hook(rule, param)``.
+    """
+
+    name: str
+    call_for_each_param = True
+    timing = 'pre'
+    # Whether adjust() reads the parameter's values (a parameter without any is then skipped).
+    reads_param_array = False
+
+    def __call__(self, rule: Any, param: Any) -> None:
+        """Adjusts the gradient of ``param`` in place (a parameter without one is left alone).
+
+        Args:
+            rule: The parameter's update rule.
+            param: The parameter.
+        """
+        grad = param.grad
+        if grad is None or (self.reads_param_array and param.array is None):
+            return
+        with backend.using_device(param.device):
+            self.adjust(rule, param.array, grad, loss_scale_of(param))
+
+    def adjust(self, rule: Any, array: Any, grad: Any, scale: float) -> None:
+        """Changes ``grad`` in place, on the parameter's device.
+
+        Args:
+            rule: The parameter's update rule.
+            array: The parameter's values.
+            grad: Its gradient.
+            scale: The loss scale the gradient still carries (1 without loss scaling).
+        """
+        raise NotImplementedError
+
+
+class PenaltyHook(ParamHook):
+    """Base of the hooks that add a penalty's gradient: ``g += rate * penalty_grad(w)``.
+
+    While a gradient still carries a loss scale the added term is scaled
+    with it, so loss scaling does not change the result.
+
+    Args:
+        rate: The coefficient of the penalty (at least 0).
+
+    Attributes:
+        rate (float): The coefficient.
+    """
+
+    reads_param_array = True
+
+    def __init__(self, rate: float) -> None:
+        self.rate = real_argument('rate', rate, minimum=0)
+
+    def adjust(self, rule: Any, array: Any, grad: Any, scale: float) -> None:
+        """Adds ``rate * penalty_grad(array)`` to ``grad``."""
+        add_scaled(grad, self.rate * scale, self.penalty_grad(array))
+
+    def penalty_grad(self, array: Any) -> Any:
+        """The gradient of the penalty (without ``rate``) at the parameter ``array``."""
+        raise NotImplementedError

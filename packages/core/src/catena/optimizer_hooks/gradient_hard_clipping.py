@@ -7,10 +7,10 @@ from typing import Any
 import numpy
 
 from catena import backend
-from catena.optimizer_hooks._common import loss_scale_of, real_argument
+from catena.optimizer_hooks._common import ParamHook, real_argument
 
 
-class GradientHardClipping:
+class GradientHardClipping(ParamHook):
     """Optimizer/UpdateRule hook that clips each gradient element.
 
     Before the update (timing ``'pre'``), every gradient element becomes
@@ -27,13 +27,9 @@ class GradientHardClipping:
         lower_bound (float): The lower bound.
         upper_bound (float): The upper bound.
         name (str): The default name of the hook (``'GradientHardClipping'``).
-        timing (str): ``'pre'``: it runs before the update.
-        call_for_each_param (bool): True: called as ``hook(rule, param)``.
     """
 
     name = 'GradientHardClipping'
-    call_for_each_param = True
-    timing = 'pre'
 
     def __init__(self, lower_bound: float, upper_bound: float) -> None:
         lower = real_argument('lower_bound', lower_bound)
@@ -44,21 +40,10 @@ class GradientHardClipping:
         self.lower_bound = lower
         self.upper_bound = upper
 
-    def __call__(self, rule: Any, param: Any) -> None:
-        """Clips the gradient of ``param`` in place.
-
-        Args:
-            rule: The parameter's update rule (unused).
-            param: The parameter.
-        """
-        grad = param.grad
-        if grad is None:
-            return
-        scale = loss_scale_of(param)
+    def adjust(self, rule: Any, array: Any, grad: Any, scale: float) -> None:
+        """Clips ``grad`` in place."""
         # Bounds beyond the dtype's range become infinite, silently.
         with numpy.errstate(over='ignore'):
             lower = grad.dtype.type(self.lower_bound * scale)
             upper = grad.dtype.type(self.upper_bound * scale)
-        with backend.using_device(param.device):
-            xp = backend.get_array_module(grad)
-            xp.clip(grad, lower, upper, out=grad)
+        backend.get_array_module(grad).clip(grad, lower, upper, out=grad)

@@ -7,10 +7,10 @@ from typing import Any
 import numpy
 
 from catena import backend
-from catena.optimizer_hooks._common import loss_scale_of, real_argument
+from catena.optimizer_hooks._common import ParamHook, add_scaled, real_argument
 
 
-class GradientLARS:
+class GradientLARS(ParamHook):
     """Optimizer/UpdateRule hook for layer-wise adaptive rate scaling (LARS).
 
     For each parameter :math:`w` with gradient :math:`g`, before the update
@@ -48,13 +48,10 @@ class GradientLARS:
         weight_decay (float): The weight decay coefficient.
         eps (float): The stability constant.
         name (str): The default name of the hook (``'GradientLARS'``).
-        timing (str): ``'pre'``: it runs before the update.
-        call_for_each_param (bool): True: called as ``hook(rule, param)``.
     """
 
     name = 'GradientLARS'
-    call_for_each_param = True
-    timing = 'pre'
+    reads_param_array = True
 
     def __init__(self, threshold: float = 1e-2, weight_decay: float = 0.0,
                  eps: float = 1e-9) -> None:
@@ -62,27 +59,17 @@ class GradientLARS:
         self.weight_decay = real_argument('weight_decay', weight_decay, minimum=0)
         self.eps = real_argument('eps', eps, minimum=0)
 
-    def __call__(self, rule: Any, param: Any) -> None:
-        """Rescales the gradient of ``param`` in place.
-
-        Args:
-            rule: The parameter's update rule (unused).
-            param: The parameter.
-        """
-        array, grad = param.array, param.grad
-        if array is None or grad is None:
-            return
-        scale = loss_scale_of(param)
+    def adjust(self, rule: Any, array: Any, grad: Any, scale: float) -> None:
+        """Rescales ``grad`` in place."""
         weight_decay = self.weight_decay
-        with backend.using_device(param.device):
-            xp = backend.get_array_module(array)
-            norm_dtype = numpy.float32 if grad.dtype == numpy.float16 else grad.dtype
-            param_norm = xp.linalg.norm(array.astype(norm_dtype, copy=False))
-            grad_norm = xp.linalg.norm(grad.astype(norm_dtype, copy=False)) / scale
-            local_rate = param_norm / (self.eps + grad_norm + weight_decay * param_norm)
-            rate = xp.where(param_norm > self.threshold, local_rate, 1).astype(norm_dtype)
-            if weight_decay:
-                grad += grad.dtype.type(weight_decay * scale) * array
-            # In the norm dtype, so that a large rate times a zero float16
-            # gradient stays 0 rather than becoming inf * 0.
-            xp.multiply(grad, rate, out=grad, dtype=norm_dtype)
+        xp = backend.get_array_module(array)
+        norm_dtype = numpy.float32 if grad.dtype == numpy.float16 else grad.dtype
+        param_norm = xp.linalg.norm(array.astype(norm_dtype, copy=False))
+        grad_norm = xp.linalg.norm(grad.astype(norm_dtype, copy=False)) / scale
+        local_rate = param_norm / (self.eps + grad_norm + weight_decay * param_norm)
+        rate = xp.where(param_norm > self.threshold, local_rate, 1).astype(norm_dtype)
+        if weight_decay:
+            add_scaled(grad, weight_decay * scale, array)
+        # In the norm dtype, so that a large rate times a zero float16
+        # gradient stays 0 rather than becoming inf * 0.
+        xp.multiply(grad, rate, out=grad, dtype=norm_dtype)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from catena import backend
-from catena.optimizer_hooks._common import loss_scale_of, real_argument
+from catena.optimizer_hooks._common import ParamHook, real_argument
 
 
 def exponential_decay_noise(xp: Any, shape: tuple[int, ...], dtype: Any, hook: Any,
@@ -33,7 +33,7 @@ def exponential_decay_noise(xp: Any, shape: tuple[int, ...], dtype: Any, hook: A
     return xp.random.normal(0, std, shape).astype(dtype, copy=False)
 
 
-class GradientNoise:
+class GradientNoise(ParamHook):
     """Optimizer/UpdateRule hook that adds noise to every gradient.
 
     Before the update (timing ``'pre'``), every gradient becomes
@@ -51,13 +51,9 @@ class GradientNoise:
         eta (float): The noise scale.
         noise_func (callable): The noise generator.
         name (str): The default name of the hook (``'GradientNoise'``).
-        timing (str): ``'pre'``: it runs before the update.
-        call_for_each_param (bool): True: called as ``hook(rule, param)``.
     """
 
     name = 'GradientNoise'
-    call_for_each_param = True
-    timing = 'pre'
 
     def __init__(self, eta: float,
                  noise_func: Callable[..., Any] = exponential_decay_noise) -> None:
@@ -66,20 +62,10 @@ class GradientNoise:
             raise TypeError(f'noise_func must be callable, got {type(noise_func).__name__}')
         self.noise_func = noise_func
 
-    def __call__(self, rule: Any, param: Any) -> None:
-        """Adds noise to the gradient of ``param`` in place.
-
-        Args:
-            rule: The parameter's update rule (passed to ``noise_func``).
-            param: The parameter.
-        """
-        grad = param.grad
-        if grad is None:
-            return
-        scale = loss_scale_of(param)
-        with backend.using_device(param.device):
-            xp = backend.get_array_module(grad)
-            noise = self.noise_func(xp, grad.shape, grad.dtype, self, rule)
-            if scale != 1.0:
-                noise = noise * grad.dtype.type(scale)
-            grad += noise
+    def adjust(self, rule: Any, array: Any, grad: Any, scale: float) -> None:
+        """Adds noise to ``grad`` in place (``rule`` is passed to ``noise_func``)."""
+        xp = backend.get_array_module(grad)
+        noise = self.noise_func(xp, grad.shape, grad.dtype, self, rule)
+        if scale != 1.0:
+            noise = noise * grad.dtype.type(scale)
+        grad += noise

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from catena import backend
-from catena.optimizer_hooks._common import loss_scale_of, real_argument
+from catena.optimizer_hooks._common import PenaltyHook
 
 
-class Lasso:
+class Lasso(PenaltyHook):
     """Optimizer/UpdateRule hook that adds an L1 penalty's (sub)gradient.
 
     Before the update (timing ``'pre'``), every gradient becomes
@@ -25,28 +25,10 @@ class Lasso:
     Attributes:
         rate (float): The coefficient.
         name (str): The default name of the hook (``'Lasso'``).
-        timing (str): ``'pre'``: it runs before the update.
-        call_for_each_param (bool): True: called as ``hook(rule, param)``.
     """
 
     name = 'Lasso'
-    call_for_each_param = True
-    timing = 'pre'
 
-    def __init__(self, rate: float) -> None:
-        self.rate = real_argument('rate', rate, minimum=0)
-
-    def __call__(self, rule: Any, param: Any) -> None:
-        """Adds ``rate * sign(param)`` to the gradient of ``param`` in place.
-
-        Args:
-            rule: The parameter's update rule (unused).
-            param: The parameter.
-        """
-        array, grad = param.array, param.grad
-        if array is None or grad is None:
-            return
-        rate = grad.dtype.type(self.rate * loss_scale_of(param))
-        with backend.using_device(param.device):
-            xp = backend.get_array_module(array)
-            grad += rate * xp.sign(array)
+    def penalty_grad(self, array: Any) -> Any:
+        """The subgradient of :math:`\\|w\\|_1`: the sign of the parameter (0 at 0)."""
+        return backend.get_array_module(array).sign(array)

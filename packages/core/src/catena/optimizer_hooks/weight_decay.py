@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena import backend
-from catena.optimizer_hooks._common import loss_scale_of, real_argument
+from catena.optimizer_hooks._common import PenaltyHook
 
 
-class WeightDecay:
+class WeightDecay(PenaltyHook):
     """Optimizer/UpdateRule hook that adds an L2 penalty's gradient.
 
     Before the update (timing ``'pre'``), every gradient becomes
@@ -28,27 +27,10 @@ class WeightDecay:
     Attributes:
         rate (float): The coefficient.
         name (str): The default name of the hook (``'WeightDecay'``).
-        timing (str): ``'pre'``: it runs before the update.
-        call_for_each_param (bool): True: called as ``hook(rule, param)``.
     """
 
     name = 'WeightDecay'
-    call_for_each_param = True
-    timing = 'pre'
 
-    def __init__(self, rate: float) -> None:
-        self.rate = real_argument('rate', rate, minimum=0)
-
-    def __call__(self, rule: Any, param: Any) -> None:
-        """Adds ``rate * param`` to the gradient of ``param`` in place.
-
-        Args:
-            rule: The parameter's update rule (unused).
-            param: The parameter.
-        """
-        array, grad = param.array, param.grad
-        if array is None or grad is None:
-            return
-        rate = grad.dtype.type(self.rate * loss_scale_of(param))
-        with backend.using_device(param.device):
-            grad += rate * array
+    def penalty_grad(self, array: Any) -> Any:
+        """The gradient of :math:`\\frac{1}{2}\\|w\\|^2`: the parameter itself."""
+        return array

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from catena import backend, optimizer
+from catena.optimizers._arith import mean_square_step
 from catena.variable import Variable
 
-# Typed Any: a Hyperparameter takes any attribute, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.rho = 0.95
 _default_hyperparam.eps = 1e-06
 
@@ -35,20 +33,12 @@ class AdaDeltaRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  rho: float | None = None, eps: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if rho is not None:
-            hyperparam.rho = rho
-        if eps is not None:
-            hyperparam.eps = eps
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(rho=rho, eps=eps)
 
     def init_state(self, param: Variable) -> None:
         """Creates the running averages ``msg`` and ``msdx`` (zeros)."""
-        xp = backend.get_array_module(param.array)
-        state = cast('dict[str, Any]', self.state)
-        state['msg'] = xp.zeros_like(param.array)
-        state['msdx'] = xp.zeros_like(param.array)
+        self.init_zero_state(param, 'msg', 'msdx')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates ``param`` in place (any array module)."""
@@ -59,22 +49,15 @@ class AdaDeltaRule(optimizer.UpdateRule):
         hp = self.hyperparam
         scalar = param.array.dtype.type
         rho, one_minus_rho, eps = scalar(hp.rho), scalar(1 - hp.rho), scalar(hp.eps)
-        state = cast('dict[str, Any]', self.state)
-        msg, msdx = state['msg'], state['msdx']
+        msg, msdx = self.state['msg'], self.state['msdx']  # type: ignore[index]
 
-        scratch = grad * grad
-        msg *= rho
-        scratch *= one_minus_rho
-        msg += scratch
+        scratch = mean_square_step(msg, grad, rho, one_minus_rho)
         dx = msdx + eps
         xp.add(msg, eps, out=scratch)
         dx /= scratch
         xp.sqrt(dx, out=dx)
         dx *= grad
-        msdx *= rho
-        xp.multiply(dx, dx, out=scratch)
-        scratch *= one_minus_rho
-        msdx += scratch
+        mean_square_step(msdx, dx, rho, one_minus_rho, out=scratch)
         array = param.array
         array -= dx
 
@@ -97,9 +80,7 @@ class AdaDelta(optimizer.GradientMethod):
     def __init__(self, rho: float = _default_hyperparam.rho,
                  eps: float = _default_hyperparam.eps) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.rho = rho
-        hyperparam.eps = eps
+        self.set_hyperparams(rho=rho, eps=eps)
 
     def create_update_rule(self) -> AdaDeltaRule:
         """Returns a new :class:`AdaDeltaRule` that falls back to this optimizer."""

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from catena import backend, optimizer
 from catena.variable import Variable
 
-# Typed Any: a Hyperparameter takes any attribute, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
 _default_hyperparam.eps = 1e-08
 
@@ -32,18 +29,12 @@ class AdaGradRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, eps: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
-        if eps is not None:
-            hyperparam.eps = eps
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr, eps=eps)
 
     def init_state(self, param: Variable) -> None:
         """Creates the accumulated squared gradient ``h`` (zeros)."""
-        xp = backend.get_array_module(param.array)
-        cast('dict[str, Any]', self.state)['h'] = xp.zeros_like(param.array)
+        self.init_zero_state(param, 'h')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates ``param`` in place (any array module)."""
@@ -53,7 +44,7 @@ class AdaGradRule(optimizer.UpdateRule):
         xp = backend.get_array_module(param.array)
         hp = self.hyperparam
         scalar = param.array.dtype.type
-        h = cast('dict[str, Any]', self.state)['h']
+        h = self.state['h']  # type: ignore[index]
 
         step = grad * grad
         h += step
@@ -82,9 +73,7 @@ class AdaGrad(optimizer.GradientMethod):
     def __init__(self, lr: float = _default_hyperparam.lr,
                  eps: float = _default_hyperparam.eps) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
-        hyperparam.eps = eps
+        self.set_hyperparams(lr=lr, eps=eps)
 
     def create_update_rule(self) -> AdaGradRule:
         """Returns a new :class:`AdaGradRule` that falls back to this optimizer."""

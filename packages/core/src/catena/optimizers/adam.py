@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
 
 import numpy
 
@@ -16,23 +15,42 @@ from catena import backend
 from catena.optimizer import GradientMethod, Hyperparameter, HyperparameterProxy, UpdateRule
 from catena.variable import Variable
 
-_HYPERPARAMETER_NAMES = ('alpha', 'beta1', 'beta2', 'eps', 'eta', 'weight_decay_rate',
-                         'amsgrad', 'adabound', 'final_lr', 'gamma')
-_DEFAULTS = (0.001, 0.9, 0.999, 1e-8, 1.0, 0, False, False, 0.1, 1e-3)
-
 _default_hyperparam = Hyperparameter()
-for _name, _value in zip(_HYPERPARAMETER_NAMES, _DEFAULTS):
-    setattr(_default_hyperparam, _name, _value)
-del _name, _value
+_default_hyperparam.alpha = 0.001
+_default_hyperparam.beta1 = 0.9
+_default_hyperparam.beta2 = 0.999
+_default_hyperparam.eps = 1e-8
+_default_hyperparam.eta = 1.0
+_default_hyperparam.weight_decay_rate = 0
+_default_hyperparam.amsgrad = False
+_default_hyperparam.adabound = False
+_default_hyperparam.final_lr = 0.1
+_default_hyperparam.gamma = 1e-3
 
 
-def _bias_corrected_alpha(hyperparam: Any, t: int) -> float:
-    """The step size ``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)`` at update ``t``."""
-    if t == 0:
-        raise RuntimeError('the learning rate of Adam is not defined before the first update '
-                           '(t == 0)')
-    return hyperparam.alpha * math.sqrt(1.0 - hyperparam.beta2 ** t) / (
-        1.0 - hyperparam.beta1 ** t)
+class _BiasCorrectedAlpha:
+    """``alpha_t`` and its deprecated alias ``lr``, for Adam's rule and optimizer alike."""
+
+    hyperparam: Hyperparameter
+    t: int
+
+    @property
+    def alpha_t(self) -> float:
+        """The bias-corrected step size ``alpha * sqrt(1 - beta2**t) / (1 - beta1**t)``."""
+        t = self.t
+        if t == 0:
+            raise RuntimeError('the learning rate of Adam is not defined before the first '
+                               'update (t == 0)')
+        hp = self.hyperparam
+        return hp.alpha * math.sqrt(1.0 - hp.beta2 ** t) / (1.0 - hp.beta1 ** t)
+
+    @property
+    def lr(self) -> float:
+        """Deprecated alias of :attr:`alpha_t` (what ``observe_lr`` reports)."""
+        name = type(self).__name__
+        warnings.warn(f'{name}.lr is deprecated; use {name}.alpha_t', DeprecationWarning,
+                      stacklevel=2)
+        return self.alpha_t
 
 
 def _work_dtype(dtype: numpy.dtype) -> numpy.dtype:
@@ -40,7 +58,7 @@ def _work_dtype(dtype: numpy.dtype) -> numpy.dtype:
     return numpy.dtype(numpy.float32) if dtype == numpy.float16 else dtype
 
 
-class AdamRule(UpdateRule):
+class AdamRule(_BiasCorrectedAlpha, UpdateRule):
     """The update rule of Adam and its variants for one parameter.
 
     With gradient ``g``, at the rule's update count ``t``::
@@ -86,23 +104,17 @@ class AdamRule(UpdateRule):
                  amsgrad: bool | None = None, adabound: bool | None = None,
                  final_lr: float | None = None, gamma: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
-        given = (alpha, beta1, beta2, eps, eta, weight_decay_rate, amsgrad, adabound,
-                 final_lr, gamma)
-        for name, value in zip(_HYPERPARAMETER_NAMES, given):
-            if value is not None:
-                setattr(self.hyperparam, name, value)
+        self.set_hyperparams(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
+                             weight_decay_rate=weight_decay_rate, amsgrad=amsgrad,
+                             adabound=adabound, final_lr=final_lr, gamma=gamma)
         self.initial_alpha: float | None = (
             self.hyperparam.alpha if self.hyperparam.adabound else None)
 
     def init_state(self, param: Variable) -> None:
         """Creates ``m``, ``v`` and (with ``amsgrad``) ``vhat``, zero-filled like ``param``."""
-        xp = backend.get_array_module(param.array)
-        state = self._state
-        assert state is not None
-        state['m'] = xp.zeros_like(param.array)
-        state['v'] = xp.zeros_like(param.array)
+        self.init_zero_state(param, 'm', 'v')
         if self.hyperparam.amsgrad:
-            state['vhat'] = xp.zeros_like(param.array)
+            self.init_zero_state(param, 'vhat')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Applies one Adam step to ``param`` in place (any array module)."""
@@ -158,18 +170,6 @@ class AdamRule(UpdateRule):
         data -= buf
 
     @property
-    def alpha_t(self) -> float:
-        """The bias-corrected step size at this rule's update count ``t``."""
-        return _bias_corrected_alpha(self.hyperparam, self.t)
-
-    @property
-    def lr(self) -> float:
-        """Deprecated alias of :attr:`alpha_t`."""
-        warnings.warn('AdamRule.lr is deprecated; use AdamRule.alpha_t', DeprecationWarning,
-                      stacklevel=2)
-        return self.alpha_t
-
-    @property
     def bounds(self) -> tuple[float, float]:
         """AdaBound's ``(lower, upper)`` limits of the step size at update ``t``.
 
@@ -187,7 +187,7 @@ class AdamRule(UpdateRule):
         return lower, upper
 
 
-class Adam(GradientMethod):
+class Adam(_BiasCorrectedAlpha, GradientMethod):
     """Adam, with optional decoupled weight decay, AMSGrad and AdaBound.
 
     With the defaults ``eta=1`` and ``weight_decay_rate=0`` it is plain Adam
@@ -233,26 +233,13 @@ class Adam(GradientMethod):
                  final_lr: float = _default_hyperparam.final_lr,
                  gamma: float = _default_hyperparam.gamma) -> None:
         super().__init__()
-        values = (alpha, beta1, beta2, eps, eta, weight_decay_rate, amsgrad, adabound,
-                  final_lr, gamma)
-        for name, value in zip(_HYPERPARAMETER_NAMES, values):
-            setattr(self.hyperparam, name, value)
+        self.set_hyperparams(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
+                             weight_decay_rate=weight_decay_rate, amsgrad=amsgrad,
+                             adabound=adabound, final_lr=final_lr, gamma=gamma)
 
     def create_update_rule(self) -> AdamRule:
         """Returns a new :class:`AdamRule` falling back to this optimizer's hyperparameters."""
         return AdamRule(self.hyperparam)
-
-    @property
-    def alpha_t(self) -> float:
-        """The bias-corrected step size at the optimizer's update count ``t``."""
-        return _bias_corrected_alpha(self.hyperparam, self.t)
-
-    @property
-    def lr(self) -> float:
-        """Deprecated alias of :attr:`alpha_t` (what ``observe_lr`` reports)."""
-        warnings.warn('Adam.lr is deprecated; use Adam.alpha_t', DeprecationWarning,
-                      stacklevel=2)
-        return self.alpha_t
 
 
 class AdamW(Adam):
@@ -303,7 +290,23 @@ class AMSGrad(Adam):
                          amsgrad=True)
 
 
-class AdaBound(Adam):
+class _BoundedAdam(Adam):
+    """The constructor AdaBound and AMSBound share; ``_amsgrad`` tells them apart."""
+
+    _amsgrad = False
+
+    def __init__(self, alpha: float = _default_hyperparam.alpha,
+                 beta1: float = _default_hyperparam.beta1,
+                 beta2: float = _default_hyperparam.beta2,
+                 final_lr: float = _default_hyperparam.final_lr,
+                 gamma: float = _default_hyperparam.gamma,
+                 eps: float = _default_hyperparam.eps,
+                 eta: float = _default_hyperparam.eta) -> None:
+        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
+                         amsgrad=self._amsgrad, adabound=True, final_lr=final_lr, gamma=gamma)
+
+
+class AdaBound(_BoundedAdam):
     """Adam whose step size is clipped between bounds converging to ``final_lr``.
 
     See Luo et al., https://openreview.net/forum?id=Bkg3g2R9FX. It is
@@ -319,39 +322,13 @@ class AdaBound(Adam):
         eta: Schedule multiplier of the whole step (e.g. for warm restarts).
     """
 
-    def __init__(self, alpha: float = _default_hyperparam.alpha,
-                 beta1: float = _default_hyperparam.beta1,
-                 beta2: float = _default_hyperparam.beta2,
-                 final_lr: float = _default_hyperparam.final_lr,
-                 gamma: float = _default_hyperparam.gamma,
-                 eps: float = _default_hyperparam.eps,
-                 eta: float = _default_hyperparam.eta) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
-                         amsgrad=False, adabound=True, final_lr=final_lr, gamma=gamma)
 
-
-class AMSBound(Adam):
+class AMSBound(_BoundedAdam):
     """AdaBound with AMSGrad's running maximum of the second moment.
 
     See Luo et al., https://openreview.net/forum?id=Bkg3g2R9FX. It is
-    :class:`Adam` with ``amsgrad=True`` and ``adabound=True``.
-
-    Args:
-        alpha: Coefficient of the learning rate.
-        beta1: Exponential decay rate of the first moment.
-        beta2: Exponential decay rate of the second moment.
-        final_lr: The learning rate the bounds converge to.
-        gamma: How fast the bounds converge.
-        eps: Small value added to the denominator for numerical stability.
-        eta: Schedule multiplier of the whole step (e.g. for warm restarts).
+    :class:`Adam` with ``amsgrad=True`` and ``adabound=True``, and takes the
+    arguments of :class:`AdaBound`.
     """
 
-    def __init__(self, alpha: float = _default_hyperparam.alpha,
-                 beta1: float = _default_hyperparam.beta1,
-                 beta2: float = _default_hyperparam.beta2,
-                 final_lr: float = _default_hyperparam.final_lr,
-                 gamma: float = _default_hyperparam.gamma,
-                 eps: float = _default_hyperparam.eps,
-                 eta: float = _default_hyperparam.eta) -> None:
-        super().__init__(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
-                         amsgrad=True, adabound=True, final_lr=final_lr, gamma=gamma)
+    _amsgrad = True

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from catena import backend, optimizer
+from catena.optimizers._arith import velocity_step
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
 
-# Any: Hyperparameter takes arbitrary attributes, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
@@ -39,19 +37,13 @@ class CorrectedMomentumSGDRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, momentum: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
-        if momentum is not None:
-            hyperparam.momentum = momentum
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr, momentum=momentum)
         self._step = ScratchBuffer()
 
     def init_state(self, param: Variable) -> None:
         """Creates the velocity ``'v'``, zeros like the parameter."""
-        xp = backend.get_array_module(param.array)
-        self.state['v'] = xp.zeros_like(param.array)  # type: ignore[index]
+        self.init_zero_state(param, 'v')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates the velocity and ``param`` in place."""
@@ -63,8 +55,7 @@ class CorrectedMomentumSGDRule(optimizer.UpdateRule):
         data = param.array
         scalar = data.dtype.type
         xp = backend.get_array_module(data)
-        v *= scalar(hp.momentum)
-        v -= grad
+        velocity_step(v, scalar(hp.momentum), grad)
         data += xp.multiply(v, scalar(hp.lr), out=self._step.like(v))
 
 
@@ -86,9 +77,7 @@ class CorrectedMomentumSGD(optimizer.GradientMethod):
     def __init__(self, lr: float = _default_hyperparam.lr,
                  momentum: float = _default_hyperparam.momentum) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
-        hyperparam.momentum = momentum
+        self.set_hyperparams(lr=lr, momentum=momentum)
 
     def create_update_rule(self) -> CorrectedMomentumSGDRule:
         """Returns a rule that falls back to this optimizer's hyperparameters."""

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from catena import backend, optimizer
+from catena.optimizers._arith import velocity_step
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
 
-# Any: Hyperparameter takes arbitrary attributes, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.momentum = 0.9
 
@@ -33,19 +31,13 @@ class MomentumSGDRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, momentum: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
-        if momentum is not None:
-            hyperparam.momentum = momentum
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr, momentum=momentum)
         self._step = ScratchBuffer()
 
     def init_state(self, param: Variable) -> None:
         """Creates the velocity ``'v'``, zeros like the parameter."""
-        xp = backend.get_array_module(param.array)
-        self.state['v'] = xp.zeros_like(param.array)  # type: ignore[index]
+        self.init_zero_state(param, 'v')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates the velocity and ``param`` in place."""
@@ -58,8 +50,7 @@ class MomentumSGDRule(optimizer.UpdateRule):
         scalar = data.dtype.type
         xp = backend.get_array_module(data)
         step = xp.multiply(grad, scalar(hp.lr), out=self._step.like(grad))
-        v *= scalar(hp.momentum)
-        v -= step
+        velocity_step(v, scalar(hp.momentum), step)
         data += v
 
 
@@ -81,9 +72,7 @@ class MomentumSGD(optimizer.GradientMethod):
     def __init__(self, lr: float = _default_hyperparam.lr,
                  momentum: float = _default_hyperparam.momentum) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
-        hyperparam.momentum = momentum
+        self.set_hyperparams(lr=lr, momentum=momentum)
 
     def create_update_rule(self) -> MomentumSGDRule:
         """Returns a rule that falls back to this optimizer's hyperparameters."""

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from catena import backend, optimizer
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
 
-# Any: Hyperparameter takes arbitrary attributes, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.1
 _default_hyperparam.beta = 0.9
 _default_hyperparam.eta = 1.0
@@ -66,24 +63,13 @@ class MSVAGRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, beta: float | None = None,
                  eta: float | None = None, weight_decay_rate: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
-        if beta is not None:
-            hyperparam.beta = beta
-        if eta is not None:
-            hyperparam.eta = eta
-        if weight_decay_rate is not None:
-            hyperparam.weight_decay_rate = weight_decay_rate
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
         self._work = ScratchBuffer()
 
     def init_state(self, param: Variable) -> None:
         """Creates the moving averages ``'m'`` and ``'v'``, zeros like the parameter."""
-        xp = backend.get_array_module(param.array)
-        self.state['m'] = xp.zeros_like(param.array)  # type: ignore[index]
-        self.state['v'] = xp.zeros_like(param.array)  # type: ignore[index]
+        self.init_zero_state(param, 'm', 'v')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates the moving averages and ``param`` in place."""
@@ -163,11 +149,7 @@ class MSVAG(optimizer.GradientMethod):
                  eta: float = _default_hyperparam.eta,
                  weight_decay_rate: float = _default_hyperparam.weight_decay_rate) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
-        hyperparam.beta = beta
-        hyperparam.eta = eta
-        hyperparam.weight_decay_rate = weight_decay_rate
+        self.set_hyperparams(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
 
     def create_update_rule(self) -> MSVAGRule:
         """Returns a rule that falls back to this optimizer's hyperparameters."""

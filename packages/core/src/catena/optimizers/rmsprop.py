@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from catena import backend, optimizer
+from catena.optimizers._arith import mean_square_step
 from catena.variable import Variable
 
-# Typed Any: a Hyperparameter takes any attribute, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 _default_hyperparam.alpha = 0.99
 _default_hyperparam.eps = 1e-08
@@ -44,22 +42,12 @@ class RMSpropRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, alpha: float | None = None,
                  eps: float | None = None, eps_inside_sqrt: bool | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
-        if alpha is not None:
-            hyperparam.alpha = alpha
-        if eps is not None:
-            hyperparam.eps = eps
-        if eps_inside_sqrt is not None:
-            hyperparam.eps_inside_sqrt = eps_inside_sqrt
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
 
     def init_state(self, param: Variable) -> None:
         """Creates the mean square ``ms`` (zeros)."""
-        xp = backend.get_array_module(param.array)
-        cast('dict[str, Any]', self.state)['ms'] = xp.zeros_like(param.array)
+        self.init_zero_state(param, 'ms')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates ``param`` in place (any array module).
@@ -78,12 +66,9 @@ class RMSpropRule(optimizer.UpdateRule):
             raise ValueError(f'eps of RMSprop is too small for {dtype.name}: {hp.eps!r} '
                              f'rounds to 0; use a larger eps or use_fp32_update()')
         xp = backend.get_array_module(param.array)
-        ms = cast('dict[str, Any]', self.state)['ms']
+        ms = self.state['ms']  # type: ignore[index]
 
-        step = grad * grad
-        ms *= scalar(hp.alpha)
-        step *= scalar(1 - hp.alpha)
-        ms += step
+        step = mean_square_step(ms, grad, scalar(hp.alpha), scalar(1 - hp.alpha))
         if hp.eps_inside_sqrt:
             denom = ms + eps
             xp.sqrt(denom, out=denom)
@@ -121,11 +106,7 @@ class RMSprop(optimizer.GradientMethod):
                  eps: float = _default_hyperparam.eps,
                  eps_inside_sqrt: bool = _default_hyperparam.eps_inside_sqrt) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
-        hyperparam.alpha = alpha
-        hyperparam.eps = eps
-        hyperparam.eps_inside_sqrt = eps_inside_sqrt
+        self.set_hyperparams(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
 
     def create_update_rule(self) -> RMSpropRule:
         """Returns a new :class:`RMSpropRule` that falls back to this optimizer."""

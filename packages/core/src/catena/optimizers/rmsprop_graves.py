@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from catena import backend, optimizer
+from catena.optimizers._arith import mean_square_step, velocity_step
 from catena.variable import Variable
 
-# Typed Any: a Hyperparameter takes any attribute, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.0001
 _default_hyperparam.alpha = 0.95
 _default_hyperparam.momentum = 0.9
@@ -41,25 +39,12 @@ class RMSpropGravesRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, alpha: float | None = None,
                  momentum: float | None = None, eps: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
-        if alpha is not None:
-            hyperparam.alpha = alpha
-        if momentum is not None:
-            hyperparam.momentum = momentum
-        if eps is not None:
-            hyperparam.eps = eps
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
     def init_state(self, param: Variable) -> None:
         """Creates ``n``, ``g`` and ``delta`` (zeros)."""
-        xp = backend.get_array_module(param.array)
-        state = cast('dict[str, Any]', self.state)
-        state['n'] = xp.zeros_like(param.array)
-        state['g'] = xp.zeros_like(param.array)
-        state['delta'] = xp.zeros_like(param.array)
+        self.init_zero_state(param, 'n', 'g', 'delta')
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates ``param`` in place (any array module)."""
@@ -70,13 +55,10 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         hp = self.hyperparam
         scalar = param.array.dtype.type
         alpha, one_minus_alpha = scalar(hp.alpha), scalar(1 - hp.alpha)
-        state = cast('dict[str, Any]', self.state)
-        n, g, delta = state['n'], state['g'], state['delta']
+        state = self.state
+        n, g, delta = state['n'], state['g'], state['delta']  # type: ignore[index]
 
-        scratch = grad * grad
-        n *= alpha
-        scratch *= one_minus_alpha
-        n += scratch
+        scratch = mean_square_step(n, grad, alpha, one_minus_alpha)
         g *= alpha
         xp.multiply(grad, one_minus_alpha, out=scratch)
         g += scratch
@@ -86,8 +68,7 @@ class RMSpropGravesRule(optimizer.UpdateRule):
         xp.sqrt(denom, out=denom)
         xp.multiply(grad, scalar(hp.lr), out=scratch)
         scratch /= denom
-        delta *= scalar(hp.momentum)
-        delta -= scratch
+        velocity_step(delta, scalar(hp.momentum), scratch)
         array = param.array
         array += delta
 
@@ -115,11 +96,7 @@ class RMSpropGraves(optimizer.GradientMethod):
                  momentum: float = _default_hyperparam.momentum,
                  eps: float = _default_hyperparam.eps) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
-        hyperparam.alpha = alpha
-        hyperparam.momentum = momentum
-        hyperparam.eps = eps
+        self.set_hyperparams(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
     def create_update_rule(self) -> RMSpropGravesRule:
         """Returns a new :class:`RMSpropGravesRule` that falls back to this optimizer."""

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from catena import backend, optimizer
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
 
-# Any: Hyperparameter takes arbitrary attributes, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.01
 
 
@@ -26,11 +23,8 @@ class SGDRule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr)
         self._step = ScratchBuffer()
 
     def update_core_cpu(self, param: Variable) -> None:
@@ -59,8 +53,7 @@ class SGD(optimizer.GradientMethod):
 
     def __init__(self, lr: float = _default_hyperparam.lr) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
+        self.set_hyperparams(lr=lr)
 
     def create_update_rule(self) -> SGDRule:
         """Returns a rule that falls back to this optimizer's hyperparameters."""

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from catena import backend, optimizer
 from catena.variable import Variable
 
-# Typed Any: a Hyperparameter takes any attribute, which mypy cannot see.
-_default_hyperparam: Any = optimizer.Hyperparameter()
+_default_hyperparam = optimizer.Hyperparameter()
 _default_hyperparam.lr = 0.001
 _default_hyperparam.eps = 1e-16
 
@@ -42,21 +39,12 @@ class SMORMS3Rule(optimizer.UpdateRule):
 
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, eps: float | None = None) -> None:
-        super().__init__(_default_hyperparam if parent_hyperparam is None
-                         else parent_hyperparam)
-        hyperparam: Any = self.hyperparam
-        if lr is not None:
-            hyperparam.lr = lr
-        if eps is not None:
-            hyperparam.eps = eps
+        super().__init__(parent_hyperparam or _default_hyperparam)
+        self.set_hyperparams(lr=lr, eps=eps)
 
     def init_state(self, param: Variable) -> None:
         """Creates ``mem`` (ones), ``g`` and ``g2`` (zeros)."""
-        xp = backend.get_array_module(param.array)
-        state = cast('dict[str, Any]', self.state)
-        state['mem'] = xp.ones_like(param.array)
-        state['g'] = xp.zeros_like(param.array)
-        state['g2'] = xp.zeros_like(param.array)
+        self.init_zero_state(param, 'mem', 'g', 'g2')['mem'].fill(1)
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates ``param`` in place (any array module)."""
@@ -67,8 +55,8 @@ class SMORMS3Rule(optimizer.UpdateRule):
         hp = self.hyperparam
         scalar = param.array.dtype.type
         one, eps = scalar(1), scalar(hp.eps)
-        state = cast('dict[str, Any]', self.state)
-        mem, g, g2 = state['mem'], state['g'], state['g2']
+        state = self.state
+        mem, g, g2 = state['mem'], state['g'], state['g2']  # type: ignore[index]
 
         rate = mem + one
         xp.reciprocal(rate, out=rate)
@@ -114,9 +102,7 @@ class SMORMS3(optimizer.GradientMethod):
     def __init__(self, lr: float = _default_hyperparam.lr,
                  eps: float = _default_hyperparam.eps) -> None:
         super().__init__()
-        hyperparam: Any = self.hyperparam
-        hyperparam.lr = lr
-        hyperparam.eps = eps
+        self.set_hyperparams(lr=lr, eps=eps)
 
     def create_update_rule(self) -> SMORMS3Rule:
         """Returns a new :class:`SMORMS3Rule` that falls back to this optimizer."""

@@ -17,6 +17,6 @@ from catena.training.updaters import ParallelUpdater, StandardUpdater
 
 __all__ = [
     'PRIORITY_EDITOR', 'PRIORITY_READER', 'PRIORITY_WRITER', 'Extension', 'ParallelUpdater',
-    'StandardUpdater', 'Trainer', 'Updater', 'extension', 'extensions', 'get_trigger', 'make_extension',
-    'trigger', 'triggers', 'updater', 'updaters',
+    'StandardUpdater', 'Trainer', 'Updater', 'extension', 'extensions', 'get_trigger',
+    'make_extension', 'trigger', 'triggers', 'updater', 'updaters',
 ]

@@ -154,7 +154,8 @@ class Trainer:
         os.makedirs(self.out, exist_ok=True)
         entries = sorted(self._extensions.values(), key=lambda e: e.priority, reverse=True)
         self._start_at = time.perf_counter()
-        for entry in entries:
+        # Snapshots that autoload restore the state the other extensions start from.
+        for entry in sorted(entries, key=lambda e: not getattr(e.extension, 'autoload', False)):
             initialize = getattr(entry.extension, 'initialize', None)
             if initialize is not None and not getattr(entry.trigger, 'finished', False):
                 initialize(self)

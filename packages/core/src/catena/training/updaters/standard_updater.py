@@ -11,12 +11,12 @@ from catena.dataset.iterator import Iterator
 from catena.training.updater import Updater
 
 
-def _named(value: Any, kind: type, what: str) -> dict[str, Any]:
+def _named(value: Any, kind: type | None, what: str, need_main: bool) -> dict[str, Any]:
     if isinstance(value, dict):
-        if 'main' not in value:
+        if need_main and 'main' not in value:
             raise ValueError(f"{what} must have a 'main' entry; got the names {sorted(value)}")
         return dict(value)
-    if kind is not object and not isinstance(value, kind):
+    if kind is not None and not isinstance(value, kind):
         raise TypeError(f'{what} must be a catena.dataset.{kind.__name__} or a dict of them, '
                         f'got {type(value).__name__}')
     return {'main': value}
@@ -53,8 +53,8 @@ class StandardUpdater(Updater):
                  converter: Callable[..., Any] = convert.concat_examples, device: Any = None,
                  loss_func: Callable[..., Any] | None = None, loss_scale: float | None = None,
                  auto_new_epoch: bool = True, *, input_device: Any = None) -> None:
-        self._iterators = _named(iterator, Iterator, 'iterator')
-        self._optimizers = _named(optimizer, object, 'optimizer')
+        self._iterators = _named(iterator, Iterator, 'iterator', need_main=True)
+        self._optimizers = _named(optimizer, None, 'optimizer', need_main=False)
         if device is not None:
             device = backend.get_device(device)
             for opt in self._optimizers.values():
