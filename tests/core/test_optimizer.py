@@ -261,8 +261,8 @@ def test_float16_with_fp32_update_keeps_a_master_copy():
     opt.update()
     master = half.W.update_rule._fp32_param.array
     assert master.dtype == numpy.float32
-    numpy.testing.assert_allclose(master, master_before - numpy.float32(1e-4) * grads['/W'],
-                                  rtol=1e-6)
+    expected = master_before - numpy.float32(1e-4) * grads['/W'].astype(numpy.float32)
+    numpy.testing.assert_allclose(master, expected, rtol=1e-6)
     numpy.testing.assert_array_equal(half.W.array, master.astype(numpy.float16))
     assert half.W.array.dtype == numpy.float16
 
