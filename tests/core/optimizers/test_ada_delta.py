@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy
 from tests.core.optimizers import _rule_checks as checks
 
+import catena
 from catena import optimizers
 
 
@@ -28,3 +29,14 @@ class TestAdaDelta(checks.OptimizerChecks):
     fit_steps = 200
     state_names = ('msg', 'msdx')
     reference = staticmethod(reference)
+
+
+def test_one_step_worked_by_hand():
+    param = catena.Parameter(numpy.array([1.0]))
+    param.grad = numpy.array([2.0])
+    rule = optimizers.AdaDeltaRule(rho=0.5, eps=1.0)
+    rule.update(param)
+    # msg = 0.5 * 4 = 2; dx = sqrt((0 + 1) / (2 + 1)) * 2; msdx = 0.5 * dx ** 2 = 2 / 3.
+    numpy.testing.assert_allclose(param.array, [1 - 2 / numpy.sqrt(3)])
+    assert rule.state['msg'].tolist() == [2.0]
+    assert abs(rule.state['msdx'][0] - 2 / 3) < 1e-12

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy
 from tests.core.optimizers import _rule_checks as checks
 
+import catena
 from catena import optimizers
 
 
@@ -26,3 +27,13 @@ class TestAdaGrad(checks.OptimizerChecks):
     fit_steps = 100
     state_names = ('h',)
     reference = staticmethod(reference)
+
+
+def test_one_step_worked_by_hand():
+    param = catena.Parameter(numpy.array([1.0, -2.0]))
+    param.grad = numpy.array([0.5, 0.5])
+    rule = optimizers.AdaGradRule(lr=0.1, eps=0.0)
+    rule.update(param)
+    # h = 0.25, so each element moves by lr * 0.5 / 0.5 = 0.1.
+    numpy.testing.assert_allclose(param.array, [0.9, -2.1])
+    assert rule.state['h'].tolist() == [0.25, 0.25]

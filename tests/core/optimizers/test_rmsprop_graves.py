@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy
 from tests.core.optimizers import _rule_checks as checks
 
+import catena
 from catena import optimizers
 
 
@@ -28,3 +29,14 @@ class TestRMSpropGraves(checks.OptimizerChecks):
     fit_steps = 200
     state_names = ('n', 'g', 'delta')
     reference = staticmethod(reference)
+
+
+def test_one_step_worked_by_hand():
+    param = catena.Parameter(numpy.array([1.0]))
+    param.grad = numpy.array([2.0])
+    rule = optimizers.RMSpropGravesRule(lr=0.1, alpha=0.5, momentum=0.9, eps=0.0)
+    rule.update(param)
+    # n = 0.5 * 4 = 2, g = 0.5 * 2 = 1, delta = -0.1 * 2 / sqrt(2 - 1) = -0.2.
+    numpy.testing.assert_allclose(param.array, [0.8])
+    assert rule.state['n'].tolist() == [2.0]
+    assert rule.state['g'].tolist() == [1.0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy
 from tests.core.optimizers import _rule_checks as checks
 
+import catena
 from catena import optimizers
 
 
@@ -31,3 +32,14 @@ class TestSMORMS3(checks.OptimizerChecks):
     fit_steps = 100
     state_names = ('mem', 'g', 'g2')
     reference = staticmethod(reference)
+
+
+def test_one_step_worked_by_hand():
+    param = catena.Parameter(numpy.array([1.0]))
+    param.grad = numpy.array([2.0])
+    rule = optimizers.SMORMS3Rule(lr=0.1, eps=0.0)
+    rule.update(param)
+    # mem starts at 1, so r = 1/2: g = 1, g2 = 2, x = 1/2; the step is
+    # 2 * min(0.1, 1/2) / sqrt(2), and mem becomes 1 + 1 * (1 - 1/2).
+    numpy.testing.assert_allclose(param.array, [1 - 0.2 / numpy.sqrt(2)])
+    assert rule.state['mem'].tolist() == [1.5]
