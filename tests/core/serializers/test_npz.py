@@ -12,7 +12,6 @@ from catena.serializers import (
     DictionarySerializer,
     KeyMismatchError,
     NpzDeserializer,
-    _atomic,
     load_npz,
     save_npz,
 )
@@ -519,18 +518,6 @@ def test_a_failing_save_leaves_no_file_and_keeps_the_old_one(tmp_path):
         save_npz(path, Exploding())
     assert path.read_bytes() == original
     assert os.listdir(tmp_path) == ['model.npz']
-
-
-def test_atomic_path_removes_the_temporary_file_when_writing_fails(tmp_path):
-    path = tmp_path / 'out.bin'
-    path.write_bytes(b'old')
-    with pytest.raises(OSError, match='disk full'):
-        with _atomic.atomic_path(path) as temporary:
-            with open(temporary, 'wb') as f:
-                f.write(b'partial')
-            raise OSError('disk full')
-    assert path.read_bytes() == b'old'
-    assert os.listdir(tmp_path) == ['out.bin']
 
 
 def test_atomic_path_keeps_the_mode_of_an_existing_file(tmp_path):

@@ -560,14 +560,9 @@ class GradientMethod(Optimizer):
         """Sets the optimizer's hyperparameters (None values are skipped)."""
         _assign(self.hyperparam, values)
 
-    def call_hooks(self, timing: str = 'pre') -> None:
-        """Calls the hooks of ``timing``, restoring cleared gradients after each."""
-        if timing not in ('pre', 'post'):
-            raise ValueError(f"timing must be 'pre' or 'post', got {timing!r}")
-        table = self._hook_table()
-        for hook in list((table.pre if timing == 'pre' else table.post).values()):
-            self._call_hook(hook)
-            self.reallocate_cleared_grads()
+    def _call_hook(self, hook: Callable[..., Any]) -> None:
+        super()._call_hook(hook)
+        self.reallocate_cleared_grads()  # a hook may have cleared gradients
 
     def reallocate_cleared_grads(self) -> None:
         """Gives initialized parameters without a gradient a zero gradient."""

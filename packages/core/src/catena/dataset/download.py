@@ -43,9 +43,7 @@ import dataclasses
 import hashlib
 import http.client
 import os
-import shutil
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -53,6 +51,8 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, TypeVar
 
 import numpy
+
+from catena import _atomic
 
 _fcntl: Any
 _msvcrt: Any
@@ -523,15 +523,8 @@ def cache_or_load_file(path: str, creator: Callable[[str], _T],
     with _FileLock(path + '.lock'):
         if os.path.exists(path):
             return loader(path)
-        temp_root = tempfile.mkdtemp(dir=directory)
-        try:
-            temp_path = os.path.join(temp_root, os.path.basename(path))
+        with _atomic.atomic_named_path(path) as temp_path:
             content = creator(temp_path)
-            if not os.path.exists(temp_path):
-                raise RuntimeError(f'the creator did not write {temp_path}')
-            os.replace(temp_path, path)
-        finally:
-            shutil.rmtree(temp_root, ignore_errors=True)
     return content
 
 

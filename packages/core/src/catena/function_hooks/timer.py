@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any, TextIO
 
-from catena import function_hook
-
-_UNITS = {'sec': 1.0, 'ms': 1e3, 'us': 1e6, 'ns': 1e9}
+from catena import _timing_report, function_hook
 
 
 def _impl_name(function: Any) -> str:
@@ -66,7 +63,7 @@ class TimerHook(function_hook.FunctionHook):
     """
 
     name = 'TimerHook'
-    table = dict(_UNITS)
+    table = dict(_timing_report.UNITS)
 
     def __init__(self) -> None:
         self.call_history: list[tuple[str, float]] = []
@@ -111,19 +108,8 @@ class TimerHook(function_hook.FunctionHook):
 
         The names appear in the order of their first call.
         """
-        summary: dict[str, dict[str, Any]] = {}
-        for function_name, elapsed in self.call_history:
-            record = summary.setdefault(function_name, {'elapsed_time': 0.0, 'occurrence': 0})
-            record['elapsed_time'] += elapsed
-            record['occurrence'] += 1
-        return summary
+        return _timing_report.summarize(self.call_history)
 
-    @staticmethod
-    def _choose_unit(seconds: float) -> tuple[float, str]:
-        for unit in ('sec', 'ms', 'us'):
-            if seconds * _UNITS[unit] >= 1:
-                return _UNITS[unit], unit
-        return _UNITS['ns'], 'ns'
 
     def print_report(self, unit: str = 'auto', file: TextIO | None = None) -> None:
         """Prints a table of the time and the number of calls of each function.
@@ -135,24 +121,7 @@ class TimerHook(function_hook.FunctionHook):
             file: A writable text stream (default: the current standard
                 output).
         """
-        if unit != 'auto' and unit not in _UNITS:
-            raise ValueError(f"unit must be 'auto' or one of {', '.join(_UNITS)}; got {unit!r}")
-        file = sys.stdout if file is None else file
-        rows = [('FunctionName', 'ElapsedTime', 'Occurrence')]
-        for function_name, record in self.summary().items():
-            seconds = record['elapsed_time']
-            if unit == 'auto':
-                factor, shown_unit = self._choose_unit(seconds)
-            else:
-                factor, shown_unit = _UNITS[unit], unit
-            rows.append((function_name, f'{seconds * factor:3.2f}{shown_unit}',
-                         str(record['occurrence'])))
-        widths = [max(len(row[column]) for row in rows) for column in range(3)]
-        for row in rows:
-            file.write('  '.join(cell.rjust(width) for cell, width in zip(row, widths)) + '\n')
-        flush = getattr(file, 'flush', None)
-        if flush is not None:
-            flush()
+        _timing_report.print_report(self.summary(), 'FunctionName', unit, file)
 
 
 __all__ = ['TimerHook']

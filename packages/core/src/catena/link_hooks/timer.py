@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any, TextIO
 
-from catena import link_hook
-
-_UNITS = {'sec': 1.0, 'ms': 1e3, 'us': 1e6, 'ns': 1e9}
-
-
-def _choose_unit(seconds: float) -> tuple[float, str]:
-    """The largest unit in which ``seconds`` is at least 1 (ns at the least)."""
-    for unit in ('sec', 'ms', 'us'):
-        if seconds * _UNITS[unit] >= 1:
-            return _UNITS[unit], unit
-    return _UNITS['ns'], 'ns'
+from catena import _timing_report, link_hook
 
 
 class TimerHook(link_hook.LinkHook):
@@ -50,7 +39,7 @@ class TimerHook(link_hook.LinkHook):
     """
 
     name = 'TimerHook'
-    table = dict(_UNITS)
+    table = dict(_timing_report.UNITS)
 
     def __init__(self, name: str = 'TimerHook') -> None:
         if not isinstance(name, str):
@@ -90,12 +79,7 @@ class TimerHook(link_hook.LinkHook):
 
         The names appear in the order of their first call.
         """
-        summary: dict[str, dict[str, Any]] = {}
-        for link_name, elapsed in self.call_history:
-            record = summary.setdefault(link_name, {'elapsed_time': 0.0, 'occurrence': 0})
-            record['elapsed_time'] += elapsed
-            record['occurrence'] += 1
-        return summary
+        return _timing_report.summarize(self.call_history)
 
     def print_report(self, unit: str = 'auto', file: TextIO | None = None) -> None:
         """Prints a table of the time and the number of calls of each link class.
@@ -107,21 +91,7 @@ class TimerHook(link_hook.LinkHook):
             file: A writable text stream (default: the current standard
                 output).
         """
-        if unit != 'auto' and unit not in _UNITS:
-            raise ValueError(f"unit must be 'auto' or one of {', '.join(_UNITS)}; got {unit!r}")
-        file = sys.stdout if file is None else file
-        rows = [('LinkName', 'ElapsedTime', 'Occurrence')]
-        for link_name, record in self.summary().items():
-            seconds = record['elapsed_time']
-            factor, shown_unit = _choose_unit(seconds) if unit == 'auto' else (_UNITS[unit], unit)
-            rows.append((link_name, f'{seconds * factor:3.2f}{shown_unit}',
-                         str(record['occurrence'])))
-        widths = [max(len(row[column]) for row in rows) for column in range(3)]
-        for row in rows:
-            file.write('  '.join(cell.rjust(width) for cell, width in zip(row, widths)) + '\n')
-        flush = getattr(file, 'flush', None)
-        if flush is not None:
-            flush()
+        _timing_report.print_report(self.summary(), 'LinkName', unit, file)
 
 
 __all__ = ['TimerHook']

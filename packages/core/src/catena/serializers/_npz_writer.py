@@ -10,7 +10,7 @@ from typing import Any
 import numpy
 import numpy.lib.format
 
-from catena.serializers._atomic import atomic_path
+from catena._atomic import atomic_path
 
 
 def write_npz_stream(stream: Any, arrays: Mapping[str, numpy.ndarray], compression: bool) -> None:

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy
 
+from catena._atomic import atomic_path
 from catena.serializer import Serializer
 from catena.serializers import _npz_reader, _sniff, _values
-from catena.serializers._atomic import atomic_path
 from catena.serializers._errors import FileFormatError, UnsafeFileError
 from catena.serializers._loading import StoredValueDeserializer, load_transactionally
 

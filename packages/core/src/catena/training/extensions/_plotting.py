@@ -13,7 +13,7 @@ import types
 import warnings
 from typing import Any
 
-from catena.serializers import _atomic
+from catena import _atomic
 
 _INSTALL_HINT = "install it with: pip install 'catena[plot]'"
 

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from catena import computational_graph, configuration, serializer as serializer_module
-from catena.serializers._atomic import atomic_path
+from catena._atomic import atomic_path
 from catena.training import extension
 from catena.variable import Variable
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import numpy
 
-from catena import reporter, serializer as serializer_module
-from catena.serializers import _atomic
+from catena import _atomic, reporter, serializer as serializer_module
 from catena.training import extension, trigger as trigger_module
 
 

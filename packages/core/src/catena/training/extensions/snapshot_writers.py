@@ -22,8 +22,6 @@ import multiprocessing
 import os
 import pickle
 import queue as queue_module
-import shutil
-import tempfile
 import threading
 import traceback
 import warnings
@@ -31,30 +29,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from catena import _atomic
 from catena.serializers import npz
 
 SaveFunction = Callable[..., Any]
-
-
-def _fsync_file(path: str) -> None:
-    # Writable: Windows flushes only handles opened for writing.
-    fd = os.open(path, os.O_RDWR | getattr(os, 'O_BINARY', 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_folder(folder: str) -> None:
-    if os.name != 'posix':
-        return  # Windows cannot open a folder to sync it; the rename is done
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems refuse to sync folders
-    finally:
-        os.close(fd)
 
 
 def write_atomically(filename: str, outdir: str, target: Any, savefun: SaveFunction,
@@ -83,20 +61,9 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: SaveFunct
         FileNotFoundError: If ``savefun`` returned without writing ``path``.
     """
     destination = os.path.join(os.fspath(outdir), filename)
-    folder, name = os.path.split(os.path.abspath(destination))
-    os.makedirs(folder, exist_ok=True)
-    temporary_folder = tempfile.mkdtemp(prefix=f'.tmp-{name}-', dir=folder)
-    try:
-        temporary = os.path.join(temporary_folder, name)
+    os.makedirs(os.path.dirname(os.path.abspath(destination)), exist_ok=True)
+    with _atomic.atomic_named_path(destination) as temporary:
         savefun(temporary, target, **kwds)
-        if not os.path.isfile(temporary):
-            raise FileNotFoundError(f'the saving function {savefun!r} wrote no file at '
-                                    f'{temporary!r}; the snapshot {destination!r} is not written')
-        _fsync_file(temporary)
-        os.replace(temporary, destination)
-        _fsync_folder(folder)
-    finally:
-        shutil.rmtree(temporary_folder, ignore_errors=True)
     return destination
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from catena import backend
 from catena.dataset import convert
-from catena.training.updaters.standard_updater import StandardUpdater
+from catena.training.updaters.standard_updater import StandardUpdater, call_with_batch
 
 
 class ParallelUpdater(StandardUpdater):
@@ -82,13 +82,7 @@ class ParallelUpdater(StandardUpdater):
         for index, (name, model) in enumerate(self._models.items()):
             in_arrays = convert._call_converter(self.converter, batch[index::count],
                                                 self._devices[name])
-            loss_func = self.loss_func or model
-            if isinstance(in_arrays, tuple):
-                losses.append(loss_func(*in_arrays))
-            elif isinstance(in_arrays, dict):
-                losses.append(loss_func(**in_arrays))
-            else:
-                losses.append(loss_func(in_arrays))
+            losses.append(call_with_batch(self.loss_func or model, in_arrays))
         for model in self._models.values():
             model.cleargrads()
         for loss in losses:

@@ -22,6 +22,16 @@ def _named(value: Any, kind: type | None, what: str, need_main: bool) -> dict[st
     return {'main': value}
 
 
+def call_with_batch(func: Callable[..., Any], in_arrays: Any, *leading: Any) -> Any:
+    """Calls ``func(*leading, ...)`` with a converted batch: a tuple as positional
+    arguments, a dict as keyword arguments, anything else as one argument."""
+    if isinstance(in_arrays, tuple):
+        return func(*leading, *in_arrays)
+    if isinstance(in_arrays, dict):
+        return func(*leading, **in_arrays)
+    return func(*leading, in_arrays)
+
+
 class StandardUpdater(Updater):
     """Takes a batch from an iterator, converts it and updates the optimizer with it.
 
@@ -118,13 +128,7 @@ class StandardUpdater(Updater):
         batch = iterator.next()
         in_arrays = convert._call_converter(self.converter, batch, self.input_device)
         optimizer = self._optimizers['main']
-        loss_func = self.loss_func or optimizer.target
-        if isinstance(in_arrays, tuple):
-            optimizer.update(loss_func, *in_arrays)
-        elif isinstance(in_arrays, dict):
-            optimizer.update(loss_func, **in_arrays)
-        else:
-            optimizer.update(loss_func, in_arrays)
+        call_with_batch(optimizer.update, in_arrays, self.loss_func or optimizer.target)
         if self.auto_new_epoch and iterator.is_new_epoch:
             optimizer.new_epoch(auto=True)
 

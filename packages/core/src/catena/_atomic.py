@@ -1,11 +1,19 @@
-"""Writing a file atomically: into a temporary file beside it, then renaming."""
+"""Writing files atomically: into a temporary beside the destination, synced, then renamed.
+
+Readers of the destination see the old file or the complete new one, never a
+partial one; a failed or interrupted write leaves the destination as it was.
+Used by the serializers, the snapshot writers, the reporting extensions and
+the dataset cache.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import secrets
+import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,15 +32,18 @@ def _create_temporary(folder: str, name: str) -> str:
     raise FileExistsError(f'could not create a temporary file in {folder!r}')
 
 
-def _fsync_path(path: str) -> None:
-    fd = os.open(path, os.O_RDWR)
+def fsync_file(path: str) -> None:
+    """Flushes the file at ``path`` to disk."""
+    # Writable: Windows flushes only handles opened for writing.
+    fd = os.open(path, os.O_RDWR | getattr(os, 'O_BINARY', 0))
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def _fsync_folder(folder: str) -> None:
+def fsync_folder(folder: str) -> None:
+    """Flushes a folder's entries (a rename in it) to disk, where the system can."""
     if os.name != 'posix':
         return
     fd = os.open(folder, os.O_RDONLY)
@@ -64,7 +75,7 @@ def atomic_path(path: Any) -> Iterator[str]:
     temporary = _create_temporary(folder, name)
     try:
         yield temporary
-        _fsync_path(temporary)
+        fsync_file(temporary)
         with contextlib.suppress(FileNotFoundError):  # keep an existing file's mode
             os.chmod(temporary, stat.S_IMODE(os.stat(destination).st_mode))
         os.replace(temporary, destination)
@@ -72,7 +83,40 @@ def atomic_path(path: Any) -> Iterator[str]:
         with contextlib.suppress(FileNotFoundError):
             os.remove(temporary)
         raise
-    _fsync_folder(folder)
+    fsync_folder(folder)
 
 
-__all__ = ['atomic_path']
+@contextlib.contextmanager
+def atomic_named_path(path: Any) -> Iterator[str]:
+    """Like :func:`atomic_path`, for writers that need the destination's file name.
+
+    The temporary path has the same name as ``path``, inside a new hidden
+    folder beside it (some writers derive things from the name, such as
+    ``numpy.savez`` its suffix). The folder is removed afterwards.
+
+    Args:
+        path: The destination (a str or path-like object).
+
+    Yields:
+        The temporary path (nothing exists there yet).
+
+    Raises:
+        FileNotFoundError: If the block wrote no file at the temporary path.
+    """
+    destination = os.path.abspath(os.fspath(path))
+    folder, name = os.path.split(destination)
+    temporary_folder = tempfile.mkdtemp(prefix=f'.tmp-{name}-', dir=folder)
+    try:
+        temporary = os.path.join(temporary_folder, name)
+        yield temporary
+        if not os.path.isfile(temporary):
+            raise FileNotFoundError(f'the writer wrote no file at {temporary!r}, so '
+                                    f'{destination!r} is not written')
+        fsync_file(temporary)
+        os.replace(temporary, destination)
+        fsync_folder(folder)
+    finally:
+        shutil.rmtree(temporary_folder, ignore_errors=True)
+
+
+__all__ = ['atomic_named_path', 'atomic_path', 'fsync_file', 'fsync_folder']

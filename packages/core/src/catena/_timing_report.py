@@ -1,0 +1,47 @@
+"""The summary and the printed table shared by the function and link TimerHooks."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+#: Factors from seconds to each unit the reports can show.
+UNITS = {'sec': 1.0, 'ms': 1e3, 'us': 1e6, 'ns': 1e9}
+
+
+def choose_unit(seconds: float) -> tuple[float, str]:
+    """The largest unit in which ``seconds`` is at least 1 (else ns), with its factor."""
+    for unit in ('sec', 'ms', 'us'):
+        if seconds * UNITS[unit] >= 1:
+            return UNITS[unit], unit
+    return UNITS['ns'], 'ns'
+
+
+def summarize(call_history: Iterable[tuple[str, float]]) -> dict[str, dict[str, Any]]:
+    """``{name: {'elapsed_time': seconds, 'occurrence': count}}`` in order of first call."""
+    summary: dict[str, dict[str, Any]] = {}
+    for name, elapsed in call_history:
+        record = summary.setdefault(name, {'elapsed_time': 0.0, 'occurrence': 0})
+        record['elapsed_time'] += elapsed
+        record['occurrence'] += 1
+    return summary
+
+
+def print_report(summary: dict[str, dict[str, Any]], name_header: str, unit: str,
+                 file: TextIO | None) -> None:
+    """Prints the summary as a right-aligned table (see the TimerHooks' print_report)."""
+    if unit != 'auto' and unit not in UNITS:
+        raise ValueError(f"unit must be 'auto' or one of {', '.join(UNITS)}; got {unit!r}")
+    file = sys.stdout if file is None else file
+    rows = [(name_header, 'ElapsedTime', 'Occurrence')]
+    for name, record in summary.items():
+        seconds = record['elapsed_time']
+        factor, shown_unit = choose_unit(seconds) if unit == 'auto' else (UNITS[unit], unit)
+        rows.append((name, f'{seconds * factor:3.2f}{shown_unit}', str(record['occurrence'])))
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    for row in rows:
+        file.write('  '.join(cell.rjust(width) for cell, width in zip(row, widths)) + '\n')
+    flush = getattr(file, 'flush', None)
+    if flush is not None:
+        flush()
