@@ -1,4 +1,5 @@
-"""The main job: the digits classifier reaches 95% and writes its log, plots and snapshot."""
+"""The main job: the digits classifier reaches 95%, writes its log, plots and snapshot,
+and exports an ONNX model that onnxruntime runs at any batch size."""
 
 from __future__ import annotations
 
@@ -21,3 +22,13 @@ def test_the_main_job_trains_to_the_required_accuracy(run_example, tmp_path, loa
             assert (out / name).read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
     assert 'validation accuracy' in completed.stdout
     assert 'results in' in completed.stdout
+    if importlib.util.find_spec('catena_onnx') and importlib.util.find_spec('onnxruntime'):
+        import onnxruntime
+
+        assert 'logits: max abs diff' in completed.stdout
+        assert 'onnxruntime agrees with catena on 360 validation images' in completed.stdout
+        session = onnxruntime.InferenceSession(str(out / 'model.onnx'),
+                                               providers=['CPUExecutionProvider'])
+        (batch,) = session.get_inputs()[0].shape[:1]
+        assert isinstance(batch, str)  # a dynamic batch axis
+
