@@ -22,12 +22,10 @@ from catena.functions.activation.softmax import Softmax
 from catena.functions.activation.softplus import Softplus
 from catena.functions.activation.swish import Swish
 from catena.functions.activation.tanh import Tanh
-from catena.functions.math.basic_math import MulConstant
 
 pytest.importorskip('onnxruntime')
 from catena_onnx import export  # noqa: E402
-from catena_onnx.registry import default_table  # noqa: E402
-from catena_onnx.testing import ConverterCase, case_opsets, check_case, uncovered  # noqa: E402
+from catena_onnx.testing import ConverterCase, check_case, uncovered  # noqa: E402
 
 MODULE = 'catena_onnx.converters.activation'
 rng = np.random.default_rng(0)
@@ -140,32 +138,10 @@ CASES = [
                   (Swish,)),
 ]
 
-# Cases whose model also applies FunctionNodes converted by another module.
-_NEEDS = {'selu': MulConstant}
-
-
-def _skip_without_converters(case: ConverterCase) -> None:
-    needed = _NEEDS.get(case.name)
-    if needed is not None and default_table().opset_range(needed) is None:
-        pytest.skip(f'{case.name} also needs a converter for {needed.__qualname__}')
-
-
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', CASES, ids=str)
-def test_converter_matches_onnxruntime(case: ConverterCase, edge: str) -> None:
-    _skip_without_converters(case)
-    low, high = case_opsets(case)
-    model = check_case(case, low if edge == 'oldest' else high)
-    assert model.opset_import[0].version == (low if edge == 'oldest' else high)
-
-
-PINNED = [(case, opset) for case in CASES for opset in case.opsets or ()]
-
-
-@pytest.mark.parametrize(('case', 'opset'), PINNED, ids=[f'{c}-{o}' for c, o in PINNED])
-def test_converter_at_pinned_opsets(case: ConverterCase, opset: int) -> None:
-    _skip_without_converters(case)
-    check_case(case, opset)
+def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
+    case, opset = converter_run
+    model = check_case(case, opset)
+    assert model.opset_import[0].version == opset
 
 
 def test_rrelu_in_training_mode_is_refused() -> None:

@@ -51,7 +51,7 @@ from catena.functions.array.where import Where
 
 pytest.importorskip('onnxruntime')
 import catena_onnx  # noqa: E402
-from catena_onnx.testing import ConverterCase, case_opsets, check_case, uncovered  # noqa: E402
+from catena_onnx.testing import ConverterCase, check_case, uncovered  # noqa: E402
 from catena_onnx.verification import run_onnxruntime  # noqa: E402
 
 MODULE = 'catena_onnx.converters.array'
@@ -308,20 +308,10 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', CASES, ids=str)
-def test_converter_matches_onnxruntime(case: ConverterCase, edge: str) -> None:
-    low, high = case_opsets(case)
-    model = check_case(case, low if edge == 'oldest' else high)
-    assert model.opset_import[0].version == (low if edge == 'oldest' else high)
-
-
-PINNED = [(case, opset) for case in CASES for opset in case.opsets or ()]
-
-
-@pytest.mark.parametrize(('case', 'opset'), PINNED, ids=[f'{c}-{o}' for c, o in PINNED])
-def test_converter_at_pinned_opsets(case: ConverterCase, opset: int) -> None:
-    check_case(case, opset)
+def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
+    case, opset = converter_run
+    model = check_case(case, opset)
+    assert model.opset_import[0].version == opset
 
 
 def test_scatter_add_repeated_positions_need_opset_16() -> None:

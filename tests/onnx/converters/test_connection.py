@@ -22,7 +22,7 @@ from catena.functions.connection.linear import LinearFunction
 from catena.functions.connection.shift import ShiftFunction
 
 pytest.importorskip('onnxruntime')
-from catena_onnx.testing import ConverterCase, case_opsets, check_case, uncovered  # noqa: E402
+from catena_onnx.testing import ConverterCase, check_case, uncovered  # noqa: E402
 
 MODULE = 'catena_onnx.converters.connection'
 rng = np.random.default_rng(0)
@@ -220,11 +220,7 @@ CASES = [
     # a chain of links
     ConverterCase('fully_convolutional_chain', _FullyConvolutional(), [_x(2, 3, 12, 12)],
                   (Conv2D, Deconv2D)),
-]
-
-# Cases whose graphs also hold Reshape / Transpose nodes: they run once
-# those converters (another module's) are registered.
-ARRAY_CASES = [
+    # graphs that also hold Reshape / Transpose nodes
     ConverterCase('depthwise_conv2d',
                   lambda x, W, b: F.depthwise_convolution_2d(x, W, b, stride=2, pad=1),
                   [_x(2, 3, 7, 7), _x(2, 3, 3, 3), _x(6)], (Conv2D, Transpose, Reshape)),
@@ -246,29 +242,10 @@ CASES.append(ConverterCase('embed_id_constant_weight', _embedding_chain,
                            [_ignored_ids(-1)], (EmbedIDFunction,)))
 
 
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', CASES, ids=str)
-def test_converter_matches_onnxruntime(case: ConverterCase, edge: str) -> None:
-    low, high = case_opsets(case)
-    model = check_case(case, low if edge == 'oldest' else high)
-    assert model.opset_import[0].version == (low if edge == 'oldest' else high)
-
-
-@pytest.mark.parametrize('case', [c for c in CASES if c.opsets], ids=str)
-def test_pinned_opsets(case: ConverterCase) -> None:
-    assert case.opsets is not None
-    for opset in case.opsets:
-        check_case(case, opset)
-
-
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', ARRAY_CASES, ids=str)
-def test_with_array_converters(case: ConverterCase, edge: str) -> None:
-    try:
-        low, high = case_opsets(case)
-    except LookupError as error:
-        pytest.skip(f'needs the array converters: {error}')
-    check_case(case, low if edge == 'oldest' else high)
+def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
+    case, opset = converter_run
+    model = check_case(case, opset)
+    assert model.opset_import[0].version == opset
 
 
 def test_dynamic_batch() -> None:

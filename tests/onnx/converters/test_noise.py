@@ -16,7 +16,7 @@ from catena.functions.noise.simplified_dropconnect import SimplifiedDropconnect
 pytest.importorskip('onnxruntime')
 from catena_onnx import export  # noqa: E402
 from catena_onnx.errors import UnsupportedFunctionError  # noqa: E402
-from catena_onnx.testing import ConverterCase, case_opsets, check_case, uncovered  # noqa: E402
+from catena_onnx.testing import ConverterCase, check_case, uncovered  # noqa: E402
 from catena_onnx.verification import run_onnxruntime  # noqa: E402
 
 MODULE = 'catena_onnx.converters.noise'
@@ -72,20 +72,10 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', CASES, ids=str)
-def test_converter_matches_onnxruntime(case: ConverterCase, edge: str) -> None:
-    low, high = case_opsets(case)
-    model = check_case(case, low if edge == 'oldest' else high)
-    assert model.opset_import[0].version == (low if edge == 'oldest' else high)
-
-
-PINNED = [(case, opset) for case in CASES for opset in case.opsets or ()]
-
-
-@pytest.mark.parametrize(('case', 'opset'), PINNED, ids=[f'{c}-{o}' for c, o in PINNED])
-def test_converter_at_pinned_opsets(case: ConverterCase, opset: int) -> None:
-    check_case(case, opset)
+def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
+    case, opset = converter_run
+    model = check_case(case, opset)
+    assert model.opset_import[0].version == opset
 
 
 def test_training_dropout_draws_a_scaled_mask() -> None:

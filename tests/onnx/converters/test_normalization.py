@@ -25,7 +25,7 @@ from catena.functions.normalization.local_response_normalization import (
 )
 
 pytest.importorskip('onnxruntime')
-from catena_onnx.testing import ConverterCase, case_opsets, check_case, uncovered  # noqa: E402
+from catena_onnx.testing import ConverterCase, check_case, uncovered  # noqa: E402
 
 MODULE = 'catena_onnx.converters.normalization'
 rng = np.random.default_rng(0)
@@ -182,18 +182,10 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', CASES, ids=str)
-def test_converter_matches_onnxruntime(case: ConverterCase, edge: str) -> None:
-    low, high = case_opsets(case)
-    model = check_case(case, low if edge == 'oldest' else high)
-    assert model.opset_import[0].version == (low if edge == 'oldest' else high)
-
-
-@pytest.mark.parametrize('case', [c for c in CASES if c.opsets], ids=str)
-def test_converter_at_pinned_opsets(case: ConverterCase) -> None:
-    for opset in case.opsets or ():
-        check_case(case, opset)
+def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
+    case, opset = converter_run
+    model = check_case(case, opset)
+    assert model.opset_import[0].version == opset
 
 
 @pytest.mark.parametrize('opset', [9, None])

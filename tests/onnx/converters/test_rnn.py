@@ -21,7 +21,7 @@ from catena.functions.rnn.tree_lstm import TreeLSTM
 
 pytest.importorskip('onnxruntime')
 from catena_onnx.converters.rnn import NStepGRUNode, NStepLSTMNode, NStepRNNNode  # noqa: E402
-from catena_onnx.testing import ConverterCase, case_opsets, check_case, uncovered  # noqa: E402
+from catena_onnx.testing import ConverterCase, check_case, uncovered  # noqa: E402
 
 MODULE = 'catena_onnx.converters.rnn'
 rng = np.random.default_rng(0)
@@ -125,6 +125,9 @@ def _case(name: str, built: tuple[Any, list[np.ndarray]], converts: tuple[type, 
     return ConverterCase(name, built[0], built[1], converts, **{**RNN, **kwargs})
 
 
+# The array FunctionNodes that an NStep link applies around its n-step function.
+_LINK = (Permutate, TransposeSequence)
+
 CASES = [
     # the cells
     ConverterCase('lstm', F.lstm, [_x(3, 4), _x(3, 16)], (LSTM,)),
@@ -190,13 +193,7 @@ CASES = [
     _case('n_step_birnn_tanh_float16',
           _fn('n_step_birnn', L.NStepBiRNNTanh(1, 3, 4, 0.0), 1, 2, [2, 1], np.float16),
           (NStepRNNNode,), **F16),
-]
-
-# The NStep links sort, transpose and permute the sequences around the n-step
-# function: these cases run once the array converters (another module's) are
-# registered.
-_LINK = (Permutate, TransposeSequence)
-LINK_CASES = [
+    # the NStep links sort, transpose and permute the sequences around the n-step function
     ConverterCase('NStepLSTM_none', _NStepLink(L.NStepLSTM(1, 5, 4, 0.0), False),
                   _sequences([3, 3, 3], 5), (NStepLSTMNode, *_LINK), **RNN),
     ConverterCase('NStepLSTM_2_layers_given', _NStepLink(L.NStepLSTM(2, 5, 4, 0.5), True),
@@ -224,29 +221,10 @@ LINK_CASES = [
 ]
 
 
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', CASES, ids=str)
-def test_converter_matches_onnxruntime(case: ConverterCase, edge: str) -> None:
-    low, high = case_opsets(case)
-    model = check_case(case, low if edge == 'oldest' else high)
-    assert model.opset_import[0].version == (low if edge == 'oldest' else high)
-
-
-@pytest.mark.parametrize('case', [c for c in CASES if c.opsets], ids=str)
-def test_pinned_opsets(case: ConverterCase) -> None:
-    assert case.opsets is not None
-    for opset in case.opsets:
-        check_case(case, opset)
-
-
-@pytest.mark.parametrize('edge', ['oldest', 'newest'])
-@pytest.mark.parametrize('case', LINK_CASES, ids=str)
-def test_links(case: ConverterCase, edge: str) -> None:
-    try:
-        low, high = case_opsets(case)
-    except LookupError as error:
-        pytest.skip(f'needs the array converters: {error}')
-    check_case(case, low if edge == 'oldest' else high)
+def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
+    case, opset = converter_run
+    model = check_case(case, opset)
+    assert model.opset_import[0].version == opset
 
 
 def test_one_onnx_operator_per_layer() -> None:

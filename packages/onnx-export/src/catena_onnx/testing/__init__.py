@@ -7,10 +7,11 @@ from catena_onnx.testing.converter_check import (
     ConverterCase,
     builtin_classes,
     case_opsets,
+    case_runs,
     check_case,
     uncovered,
 )
 from catena_onnx.testing.test_onnxruntime import check_model_expect
 
-__all__ = ['ConverterCase', 'builtin_classes', 'case_opsets', 'check_case', 'check_model_expect',
-           'input_generator', 'uncovered']
+__all__ = ['ConverterCase', 'builtin_classes', 'case_opsets', 'case_runs', 'check_case',
+           'check_model_expect', 'input_generator', 'uncovered']

@@ -65,6 +65,24 @@ def case_opsets(case: ConverterCase) -> tuple[int, int]:
     return low, high
 
 
+def case_runs(cases: Sequence[ConverterCase]) -> list[tuple[ConverterCase, int]]:
+    """The opsets at which converter tests check each case.
+
+    Args:
+        cases: The cases to check.
+
+    Returns:
+        For each case in order, one ``(case, opset)`` pair per opset: the
+        oldest and newest of :func:`case_opsets` and every opset pinned in
+        ``case.opsets``, without repeats, in increasing order.
+    """
+    runs = []
+    for case in cases:
+        for opset in sorted({*case_opsets(case), *(case.opsets or ())}):
+            runs.append((case, opset))
+    return runs
+
+
 def check_case(case: ConverterCase, opset: int) -> Any:
     """Exports ``case.model`` at ``opset`` and checks onnxruntime against catena.
 
