@@ -15,7 +15,15 @@ def catena_addhooks(pluginmanager: Any) -> None:
 
 
 @hookimpl
+def catena_register_links() -> dict[str, Any]:
+    from catena_zoo import models
+
+    return dict(models.LINKS)
+
+
+@hookimpl
 def catena_runtime_info() -> list[str]:
     from catena_zoo import __version__
 
-    return [f'catena-zoo {__version__}: models arrive with the zoo issue']
+    return [f'catena-zoo {__version__}: VGG16/19, ResNet-50/101/152 and GoogLeNet '
+            '(pretrained weights load from npz files; Caffe import pending)']

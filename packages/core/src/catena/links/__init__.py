@@ -63,3 +63,16 @@ __all__ = [
     'StatefulGRU', 'StatefulMGU', 'StatefulPeepholeLSTM', 'StatefulZoneoutLSTM', 'StatelessGRU',
     'StatelessLSTM', 'StatelessMGU', 'Swish',
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Looks up names that plugins add through ``catena_register_links`` (the zoo's models)."""
+    if not name.startswith('__'):
+        from catena.plugins import _manager
+
+        for _plugin, names in _manager.call_each('catena_register_links'):
+            if name in (names or {}):
+                value = names[name]
+                globals()[name] = value
+                return value
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
