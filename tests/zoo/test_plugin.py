@@ -80,4 +80,4 @@ def test_another_plugin_can_implement_the_zoo_hooks() -> None:
 def test_runtime_info() -> None:
     lines = dict(_manager.call_each('catena_runtime_info'))['zoo']
     assert lines == ['catena-zoo 0.1.0: VGG16/19, ResNet-50/101/152 and GoogLeNet (pretrained '
-                     'weights load from npz files; Caffe import pending)']
+                     'weights load from npz files); Caffe import (CaffeFunction)']

@@ -16,9 +16,9 @@ def catena_addhooks(pluginmanager: Any) -> None:
 
 @hookimpl
 def catena_register_links() -> dict[str, Any]:
-    from catena_zoo import models
+    from catena_zoo import caffe, models
 
-    return dict(models.LINKS)
+    return {**models.LINKS, 'caffe': caffe}
 
 
 @hookimpl
@@ -26,4 +26,4 @@ def catena_runtime_info() -> list[str]:
     from catena_zoo import __version__
 
     return [f'catena-zoo {__version__}: VGG16/19, ResNet-50/101/152 and GoogLeNet '
-            '(pretrained weights load from npz files; Caffe import pending)']
+            '(pretrained weights load from npz files); Caffe import (CaffeFunction)']
