@@ -87,6 +87,11 @@ def _apply_dynamic_axes(names: list[str], shapes: list[Shape],
     return result
 
 
+def parameter_name(path: str) -> str:
+    """The ONNX name of a parameter or persistent at ``path`` (``/l1/W`` -> ``param_l1_W``)."""
+    return 'param' + path.replace('/', '_')
+
+
 def _persistent_names(model: Any) -> dict[int, str]:
     names: dict[int, str] = {}
     if not isinstance(model, catena.Link):
@@ -95,7 +100,7 @@ def _persistent_names(model: Any) -> dict[int, str]:
         for attribute in link._persistent:
             value = getattr(link, attribute, None)
             if hasattr(value, 'shape'):
-                names[id(value)] = 'param' + f'{path.rstrip("/")}/{attribute}'.replace('/', '_')
+                names[id(value)] = parameter_name(f'{path.rstrip("/")}/{attribute}')
     return names
 
 
@@ -127,7 +132,7 @@ class _Exporter:
         if isinstance(model, catena.Link):
             for path, param in model.namedparams():
                 if param.array is not None:
-                    self._params[id(param.node)] = 'param' + path.replace('/', '_')
+                    self._params[id(param.node)] = parameter_name(path)
 
     def check_converters(self) -> None:
         unsupported = []
@@ -384,7 +389,7 @@ def export_testcase(model: Any, args: Any, out_dir: str | os.PathLike[str],
     extra_inputs = [item.name for item in onnx_model.graph.input if item.name not in inputs
                     and item.name not in initializer_names]
     params = dict(model.namedparams()) if isinstance(model, catena.Link) else {}
-    by_onnx_name = {'param' + path.replace('/', '_'): param for path, param in params.items()}
+    by_onnx_name = {parameter_name(path): param for path, param in params.items()}
     for offset, name in enumerate(extra_inputs):
         tensors.append((f'input_{len(inputs) + offset}.pb', name, by_onnx_name[name]))
     tensors += [(f'output_{i}.pb', name, variable) for i, (name, variable)
@@ -400,7 +405,7 @@ def export_testcase(model: Any, args: Any, out_dir: str | os.PathLike[str],
         total.backward()
         for i, (path, param) in enumerate(params.items()):
             if param.grad is not None:
-                tensors.append((f'gradient_{i}.pb', 'param' + path.replace('/', '_'),
+                tensors.append((f'gradient_{i}.pb', parameter_name(path),
                                 catena.Variable(param.grad)))
     for filename, name, variable in tensors:
         tensor = numpy_helper.from_array(_trace.host_array(variable.array), name)

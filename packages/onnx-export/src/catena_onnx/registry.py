@@ -96,8 +96,9 @@ class ConverterTable:
 
     def lookup(self, func: Any, opset: int) -> Converter | None:
         """Returns the converter for ``func`` (a node) at ``opset``, or None."""
-        for item in self._by_name.get(getattr(func, 'label', ''), ()):
-            return item
+        by_name = self._by_name.get(getattr(func, 'label', ''))
+        if by_name:
+            return by_name[0]
         for cls in type(func).__mro__:
             for item in self._by_class.get(cls, ()):
                 if item.supports(opset):

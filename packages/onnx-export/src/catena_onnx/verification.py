@@ -57,8 +57,12 @@ def run_onnxruntime(model: Any, inputs: Mapping[str, numpy.ndarray]) -> dict[str
     """
     import onnxruntime
 
-    source = model.SerializeToString() if hasattr(model, 'SerializeToString') else str(model) \
-        if not isinstance(model, bytes) else model
+    if hasattr(model, 'SerializeToString'):
+        source = model.SerializeToString()
+    elif isinstance(model, bytes):
+        source = model
+    else:
+        source = str(model)  # a path
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3
     session = onnxruntime.InferenceSession(source, options, providers=['CPUExecutionProvider'])

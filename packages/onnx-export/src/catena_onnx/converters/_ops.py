@@ -92,7 +92,14 @@ def pad(ctx: ConversionContext, x: str, pads: Sequence[int], mode: str = 'consta
 
 def clip(ctx: ConversionContext, x: str, low: float | None, high: float | None, dtype: Any,
          out: str | None = None) -> str:
-    """``Clip`` to ``[low, high]`` (None: unbounded); bounds are inputs since 11."""
+    """``Clip`` to ``[low, high]`` (None: unbounded); bounds are inputs since 11.
+
+    onnxruntime has no float64 Clip before opset 12: there the bounds are
+    applied with ``Max``/``Min`` (exact), and at opset 7, whose ``Max`` lacks
+    float64 too, with ``low + relu(x - low)`` and ``high - relu(high - x)``.
+    """
+    if numpy.dtype(dtype) == numpy.float64 and ctx.opset < 12:
+        return _clip_float64(ctx, x, low, high, out)
     if ctx.opset >= 11:
         inputs = [x, '' if low is None else ctx.const(numpy.asarray(low, dtype=dtype)),
                   '' if high is None else ctx.const(numpy.asarray(high, dtype=dtype))]
@@ -102,6 +109,23 @@ def clip(ctx: ConversionContext, x: str, low: float | None, high: float | None, 
     info = numpy.finfo(numpy.float32)
     return ctx.op('Clip', [x], out, min=float(info.min if low is None else low),
                   max=float(info.max if high is None else high))
+
+
+def _clip_float64(ctx: ConversionContext, x: str, low: float | None, high: float | None,
+                  out: str | None) -> str:
+    y = x
+    if low is not None:
+        bound = ctx.const(numpy.asarray(low, numpy.float64))
+        last = out if high is None else None
+        y = ctx.op('Max', [y, bound], last) if ctx.opset >= 8 else \
+            ctx.op('Add', [ctx.op('Relu', [ctx.op('Sub', [y, bound])]), bound], last)
+    if high is not None:
+        bound = ctx.const(numpy.asarray(high, numpy.float64))
+        y = ctx.op('Min', [y, bound], out) if ctx.opset >= 8 else \
+            ctx.op('Sub', [bound, ctx.op('Relu', [ctx.op('Sub', [bound, y])])], out)
+    if y == x:  # no bound at all
+        y = ctx.op('Identity', [x], out)
+    return y
 
 
 def reshape(ctx: ConversionContext, x: str, shape: Sequence[int],

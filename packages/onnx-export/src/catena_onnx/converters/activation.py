@@ -46,27 +46,6 @@ def negative_part(ctx: ConversionContext, x: str) -> str:
     return ctx.op('Neg', [ctx.op('Relu', [ctx.op('Neg', [x])])])
 
 
-def clamp(ctx: ConversionContext, x: str, low: float | None, high: float | None, dtype: Any,
-          out: str | None = None) -> str:
-    """``min(max(x, low), high)`` (a bound of None is open).
-
-    onnxruntime has no float64 Clip before opset 12; there the bounds are
-    applied with ``low + relu(x - low)`` and ``high - relu(high - x)``,
-    exact to a rounding of the bound.
-    """
-    if not _is_float64(dtype) or ctx.opset >= 12:
-        return _ops.clip(ctx, x, low, high, dtype, out)
-    y = x
-    if low is not None:
-        bound = ctx.const(numpy.asarray(low, dtype))
-        y = ctx.op('Add', [ctx.op('Relu', [ctx.op('Sub', [y, bound])]), bound],
-                  None if high is not None else out)
-    if high is not None:
-        bound = ctx.const(numpy.asarray(high, dtype))
-        y = ctx.op('Sub', [bound, ctx.op('Relu', [ctx.op('Sub', [bound, y])])], out)
-    return y
-
-
 def softmax_along(ctx: ConversionContext, op_type: str, x: str, axis: int, ndim: int,
                   out: str | None = None) -> str:
     """``Softmax`` or ``LogSoftmax`` along one axis of an ``ndim``-d tensor.
@@ -119,7 +98,7 @@ def convert_relu(ctx: ConversionContext) -> None:
 
 @converter(ClippedReLU)
 def convert_clipped_relu(ctx: ConversionContext) -> None:
-    clamp(ctx, ctx.inputs[0], 0.0, ctx.func.cap, ctx.input_arrays[0].dtype, ctx.outputs[0])
+    _ops.clip(ctx, ctx.inputs[0], 0.0, ctx.func.cap, ctx.input_arrays[0].dtype, ctx.outputs[0])
 
 
 @converter(CReLU)
@@ -153,7 +132,7 @@ def convert_hard_sigmoid(ctx: ConversionContext) -> None:
         return
     y = ctx.op('Mul', [x, ctx.const(numpy.asarray(0.2, dtype))])
     y = ctx.op('Add', [y, ctx.const(numpy.asarray(0.5, dtype))])
-    clamp(ctx, y, 0.0, 1.0, dtype, ctx.outputs[0])
+    _ops.clip(ctx, y, 0.0, 1.0, dtype, ctx.outputs[0])
 
 
 @converter(LeakyReLU)

@@ -25,7 +25,7 @@ from catena.functions.loss.squared_error import SquaredError
 from catena_onnx._trace import host_array
 from catena_onnx.context import ConversionContext
 from catena_onnx.converters import _ops
-from catena_onnx.converters.activation import clamp, softmax_along, softplus
+from catena_onnx.converters.activation import softmax_along, softplus
 from catena_onnx.registry import converter
 
 
@@ -81,7 +81,7 @@ def _mean(ctx: ConversionContext, loss: str, divisor: str) -> None:
 def _count(ctx: ConversionContext, valid: str, dtype: Any) -> str:
     """``max(sum(valid), 1)``."""
     count = _ops.reduce(ctx, 'ReduceSum', valid, None, keepdims=False)
-    return clamp(ctx, count, 1.0, None, dtype)
+    return _ops.clip(ctx, count, 1.0, None, dtype)
 
 
 def _class_weighted(ctx: ConversionContext, target: str, axis: int) -> str:
@@ -199,7 +199,7 @@ def convert_huber_loss(ctx: ConversionContext) -> None:
     func = ctx.func
     dtype = ctx.input_arrays[0].dtype
     distance = ctx.op('Abs', [ctx.op('Sub', list(ctx.inputs))])
-    c = clamp(ctx, distance, None, func.delta, dtype)
+    c = _ops.clip(ctx, distance, None, func.delta, dtype)
     half = ctx.op('Mul', [c, _scalar(ctx, 0.5, dtype)])
     out = ctx.outputs[0] if func.reduce == 'no' else None
     loss = ctx.op('Mul', [ctx.op('Sub', [distance, half]), c], out)

@@ -250,17 +250,8 @@ def convert_arctan2(ctx: ConversionContext) -> None:
 
 @converter(Clip)
 def convert_clip(ctx: ConversionContext) -> None:
-    """``Clip``; float64 before opset 12 as ``Max``/``Min`` (onnxruntime's Clip then lacks it)."""
-    func, dtype = ctx.func, _dtype(ctx)
-    if dtype != numpy.float64 or ctx.opset >= 12 or ctx.opset < 8:
-        _ops.clip(ctx, ctx.inputs[0], func.x_min, func.x_max, dtype, out=ctx.outputs[0])
-        return
-    y = ctx.inputs[0]
-    bounds = [('Max', func.x_min), ('Min', func.x_max)]
-    bounds = [(op_type, value) for op_type, value in bounds if value is not None]
-    for i, (op_type, value) in enumerate(bounds):
-        last = i == len(bounds) - 1
-        y = ctx.op(op_type, [y, ctx.scalar_like(value)], ctx.outputs[0] if last else None)
+    func = ctx.func
+    _ops.clip(ctx, ctx.inputs[0], func.x_min, func.x_max, _dtype(ctx), out=ctx.outputs[0])
 
 
 @converter(LinearInterpolate)
