@@ -132,10 +132,6 @@ def test_npz_round_trip(model, tmp_path, x):
         np.testing.assert_array_equal(got[name].array, expected[name].array)
 
 
-def test_auto_is_not_available_yet():
-    with pytest.raises(NotImplementedError, match='catena.serializers.load_npz'):
-        GoogLeNet()
-
 
 def test_prepare_uses_bvlc_mean():
     y = googlenet.prepare(np.zeros((4, 4, 3), np.uint8), size=None)

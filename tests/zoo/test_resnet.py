@@ -200,12 +200,6 @@ def test_npz_round_trip(resnet50, tmp_path):
                                   _run(resnet50, x, ['prob'])['prob'].array)
 
 
-def test_auto_and_caffemodel_names_are_not_available_yet():
-    with pytest.raises(NotImplementedError, match='pretrained_model=None'):
-        ResNet50Layers()
-    with pytest.raises(NotImplementedError, match='ResNet-101-model.caffemodel'):
-        ResNet101Layers('ResNet-101-model.caffemodel')
-
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match='50, 101 or 152'):

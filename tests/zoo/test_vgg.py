@@ -182,10 +182,6 @@ def test_loading_a_path_uses_load_npz_and_skips_random_draws(monkeypatch, tmp_pa
     assert not model.fc6.W.array.any() and not model.conv1_1.W.array.any()
 
 
-def test_auto_is_not_available_yet():
-    with pytest.raises(NotImplementedError, match=r"VGG16Layers\(pretrained_model='auto'\)"):
-        VGG16Layers()
-
 
 def test_bad_arguments():
     with pytest.raises(TypeError, match='pretrained_model'):

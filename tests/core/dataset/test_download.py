@@ -258,3 +258,42 @@ def test_hand_placed_md5_only_file_is_checked(dataset_root, monkeypatch):
     assert download.cached_download(url) == path
     with open(path + '.sha256') as f:
         assert f.read().strip() == SHA
+
+
+def test_sha1_pinned_file_is_verified_and_records_sha256(server, dataset_root):
+    server.files['/sha1.bin'] = PAYLOAD
+    url = server.base + '/sha1.bin'
+    path = download.cached_download(url, sha1=hashlib.sha1(PAYLOAD).hexdigest())
+    with open(path + '.sha256') as f:
+        assert f.read().strip() == SHA
+    # From then on the recorded SHA-256 guards the cached copy.
+    with open(path, 'wb') as f:
+        f.write(PAYLOAD[:-1])
+    with pytest.raises(download.DownloadError, match='SHA-256'):
+        download.cached_download(url, sha1=hashlib.sha1(PAYLOAD).hexdigest())
+
+
+def test_sha1_mismatch_deletes_the_download_and_names_url_and_hash(server, dataset_root):
+    server.files['/bad-sha1.bin'] = PAYLOAD
+    url = server.base + '/bad-sha1.bin'
+    with pytest.raises(download.DownloadError) as e:
+        download.cached_download(url, sha1='1' * 40)
+    message = str(e.value)
+    assert 'SHA-1 mismatch' in message and url in message and '1' * 40 in message
+    assert hashlib.sha1(PAYLOAD).hexdigest() in message
+    cache = os.path.dirname(download._cache_path(url))
+    assert not [name for name in os.listdir(cache) if not name.endswith('.lock')]
+
+
+def test_registered_sha1_is_used(server, dataset_root):
+    server.files['/known-sha1.bin'] = PAYLOAD
+    url = server.base + '/known-sha1.bin'
+    digest = hashlib.sha1(PAYLOAD).hexdigest()
+    entry = download.register_known_file(url, 'catena-test', sha1=digest)
+    assert entry.weak_digests() == {'sha1': digest}
+    assert os.path.exists(download.cached_download(url))
+    download.register_known_file(url, 'catena-test', sha1='2' * 40)
+    os.remove(download._cache_path(url))
+    os.remove(download._cache_path(url) + '.sha256')
+    with pytest.raises(download.DownloadError, match='SHA-1 mismatch'):
+        download.cached_download(url)

@@ -355,6 +355,41 @@ def test_hook_catena_register_communicators(load_plugins):
     assert factories['toy_nccl'](1, x=2) == ('toy', (1,), {'x': 2})
 
 
+def test_hook_catena_register_exporters(load_plugins, monkeypatch):
+    import importlib
+    import sys
+    import types
+
+    import catena.exporters
+
+    toy = types.ModuleType('toy_exporter')
+    toy.export = lambda model, args, directory=None: ('exported', model, args, directory)
+
+    class ExporterPlugin:
+        @hookimpl
+        def catena_register_exporters(self):
+            return {'toy': toy, 'caffe': toy}
+
+    load_plugins(exporters=ExporterPlugin())
+    assert _manager.call_each('catena_register_exporters') == [
+        ('exporters', {'toy': toy, 'caffe': toy})]
+    monkeypatch.delitem(vars(catena.exporters), 'toy', raising=False)
+    assert catena.exporters.toy is toy
+    monkeypatch.delitem(vars(catena.exporters), 'toy')
+    # The core's own module catena.exporters.caffe forwards to the plugin's.
+    saved = sys.modules.pop('catena.exporters.caffe', None), vars(catena.exporters).pop(
+        'caffe', None)
+    try:
+        caffe = importlib.import_module('catena.exporters.caffe')
+        assert caffe.export('m', 'x') == ('exported', 'm', 'x', None)
+    finally:
+        for namespace, value in zip((sys.modules, vars(catena.exporters)), saved):
+            key = 'catena.exporters.caffe' if namespace is sys.modules else 'caffe'
+            namespace.pop(key, None)
+            if value is not None:
+                namespace[key] = value
+
+
 # ---------------------------------------------------------------------------
 # Testing and reporting
 # ---------------------------------------------------------------------------

@@ -198,8 +198,8 @@ def test_unsupported_configuration(tmp_path: pathlib.Path) -> None:
 def test_v1_unknown_type_is_named(tmp_path: pathlib.Path) -> None:
     net = schema.NetParameter()
     add(net, 'RELU', 'relu', ['x'], ['x'], v1=True)
-    add(net, 'ACCURACY', 'accuracy', ['x', 'label'], ['acc'], v1=True)
-    with pytest.warns(caffe.UnsupportedCaffeLayerWarning, match="'accuracy' \\(type Accuracy\\)"):
+    add(net, 'ARGMAX', 'argmax', ['x'], ['top'], v1=True)
+    with pytest.warns(caffe.UnsupportedCaffeLayerWarning, match="'argmax' \\(type ArgMax\\)"):
         func = caffe.CaffeFunction(save(tmp_path, net))
     y, = func(inputs={'x': X}, outputs=['x'])
     np.testing.assert_array_equal(y.array, np.maximum(X, 0))
@@ -261,3 +261,38 @@ def test_caffe_function_is_reachable_from_catena_links() -> None:
 
     assert L.caffe is caffe
     assert L.caffe.CaffeFunction is caffe.CaffeFunction
+
+
+@pytest.mark.parametrize('v1', [False, True])
+def test_accuracy_layer_counts_labels_within_the_top_k(tmp_path: pathlib.Path, v1: bool) -> None:
+    net = schema.NetParameter()
+    type_top1, type_top3 = ('ACCURACY', 'ACCURACY') if v1 else ('Accuracy', 'Accuracy')
+    add(net, type_top1, 'top-1', ['score', 'label'], ['acc1'], v1=v1)
+    add(net, type_top3, 'top-3', ['score', 'label'], ['acc3'], v1=v1,
+        accuracy_param={'top_k': 3, 'ignore_label': 4})
+    func = caffe.CaffeFunction(save(tmp_path, net))
+    rng = np.random.RandomState(5)
+    score = rng.uniform(-1, 1, (40, 6)).astype(np.float32)
+    label = rng.randint(0, 6, 40).astype(np.float32)  # Caffe's labels are floats
+    acc1, acc3 = func(inputs={'score': score, 'label': label}, outputs=['acc1', 'acc3'])
+    rank = (score > score[np.arange(40), label.astype(int)][:, None]).sum(axis=1)
+    kept = label != 4
+    assert acc1.array == pytest.approx(np.mean(rank == 0))
+    assert acc3.array == pytest.approx(np.mean(rank[kept] < 3))
+    assert acc1.dtype == np.float32
+
+
+def test_accuracy_layer_on_a_label_axis_and_with_every_label_ignored(
+        tmp_path: pathlib.Path) -> None:
+    net = schema.NetParameter()
+    add(net, 'Accuracy', 'acc', ['score', 'label'], ['acc'], accuracy_param={'axis': 1})
+    add(net, 'Accuracy', 'none', ['score', 'label'], ['none'],
+        accuracy_param={'ignore_label': 1})
+    func = caffe.CaffeFunction(save(tmp_path, net))
+    score = np.random.RandomState(6).uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+    label = np.ones((2, 4), np.int32)
+    acc, none = func(inputs={'score': score, 'label': label}, outputs=['acc', 'none'])
+    assert acc.array == pytest.approx(np.mean(score.argmax(axis=1) == 1))
+    assert none.array == 0
+    with pytest.raises(ValueError, match=r'labels must be in \[0, 3\)'):
+        func(inputs={'score': score, 'label': label * 3}, outputs=['acc'])

@@ -22,10 +22,10 @@ Environment settings read on every download:
     naming the file, its SHA-256, its URL and the path where to put it.
 
 Integrity: a known file is checked against its SHA-256 before each use. A file
-for which only an MD5 is published is checked against the MD5 on download; its
-SHA-256 is then recorded beside the cached file (``<file>.sha256``, trust on first
-use) and checked before each later use. A mismatching download is deleted and
-never cached.
+for which only an MD5 or a SHA-1 is published is checked against that on
+download; its SHA-256 is then recorded beside the cached file (``<file>.sha256``)
+and checked before each later use. A mismatching download is deleted and never
+cached.
 
 Concurrency: each cached file has a lock (``<file>.lock``, ``fcntl.flock`` or
 ``msvcrt.locking``) held while it is downloaded, so processes that ask for the
@@ -117,8 +117,9 @@ class KnownFile:
         url: The original URL (also the cache key).
         key: Dataset key used for the mirror layout (``<mirror>/<key>/<name>``).
         name: File name used for the mirror layout and in messages.
-        sha256: Published SHA-256, or ``None`` when only an MD5 is known.
+        sha256: Published SHA-256, or ``None`` when only a weaker hash is known.
         md5: Published MD5, or ``None``.
+        sha1: Published SHA-1, or ``None``.
     """
 
     url: str
@@ -126,14 +127,23 @@ class KnownFile:
     name: str
     sha256: str | None = None
     md5: str | None = None
+    sha1: str | None = None
+
+    def weak_digests(self) -> dict[str, str]:
+        """The published MD5 and SHA-1 that are known, keyed by hashlib name."""
+        return _weak_digests(self.md5, self.sha1)
+
+
+def _weak_digests(md5: str | None, sha1: str | None) -> dict[str, str]:
+    return {name: value.lower() for name, value in (('md5', md5), ('sha1', sha1)) if value}
 
 
 _known_files: dict[str, KnownFile] = {}
 
 
 def register_known_file(
-        url: str, key: str, *, sha256: str | None = None,
-        md5: str | None = None, name: str | None = None) -> KnownFile:
+        url: str, key: str, *, sha256: str | None = None, md5: str | None = None,
+        sha1: str | None = None, name: str | None = None) -> KnownFile:
     """Registers a downloadable file and its checksum.
 
     Args:
@@ -141,14 +151,16 @@ def register_known_file(
         key: Dataset key; with a mirror set the file is fetched from
             ``<mirror>/<key>/<name>``.
         sha256: Its SHA-256 in hex, when published.
-        md5: Its MD5 in hex, when only that is published.
+        md5: Its MD5 in hex, when only a weaker hash is published.
+        sha1: Its SHA-1 in hex, when only a weaker hash is published.
         name: File name; defaults to the last component of the URL.
 
     Returns:
         The registered :class:`KnownFile`.
     """
     entry = KnownFile(url, key, name or url.rstrip('/').rsplit('/', 1)[-1],
-                      sha256.lower() if sha256 else None, md5.lower() if md5 else None)
+                      sha256.lower() if sha256 else None, md5.lower() if md5 else None,
+                      sha1.lower() if sha1 else None)
     _known_files[url] = entry
     return entry
 
@@ -392,25 +404,26 @@ def _fetch(url: str, part: str, progress: _Progress) -> None:
         f'could not download {url} after {_RETRIES} attempts: {last_error}') from last_error
 
 
-def _verify(path: str, url: str, sha256: str | None, md5: str | None) -> None:
+_DIGEST_NAMES = {'sha256': 'SHA-256', 'md5': 'MD5', 'sha1': 'SHA-1'}
+
+
+def _verify(path: str, url: str, sha256: str | None, weak: dict[str, str]) -> None:
     name = os.path.basename(url)
-    if sha256 is not None:
-        got = _file_digest(path, 'sha256')
-        if got != sha256:
+    expected = {'sha256': sha256, **weak} if sha256 is not None else weak
+    for algorithm, digest in expected.items():
+        got = _file_digest(path, algorithm)
+        if got != digest:
             raise DownloadError(
-                f'SHA-256 mismatch for {name} ({url}): expected {sha256}, got {got}')
-    if md5 is not None:
-        got = _file_digest(path, 'md5')
-        if got != md5:
-            raise DownloadError(f'MD5 mismatch for {name} ({url}): expected {md5}, got {got}')
+                f'{_DIGEST_NAMES[algorithm]} mismatch for {name} ({url}): expected {digest}, '
+                f'got {got}; the downloaded file was deleted')
 
 
-def _check_cached(path: str, url: str, sha256: str | None, md5: str | None) -> None:
+def _check_cached(path: str, url: str, sha256: str | None, weak: dict[str, str]) -> None:
     """Checks a cached file before use against its pinned or recorded SHA-256.
 
-    A file with only an MD5 and no recorded SHA-256 (one put in place by hand,
-    for instance in offline mode) is checked against the MD5 and its SHA-256
-    recorded.
+    A file with only an MD5 or SHA-1 and no recorded SHA-256 (one put in place
+    by hand, for instance in offline mode) is checked against those and its
+    SHA-256 recorded.
     """
     recorded = path + '.sha256'
     expected = sha256
@@ -418,14 +431,15 @@ def _check_cached(path: str, url: str, sha256: str | None, md5: str | None) -> N
         with open(recorded, encoding='ascii') as f:
             expected = f.read().strip() or None
     if expected is None:
-        if md5 is not None:
-            got_md5 = _file_digest(path, 'md5')
-            if got_md5 != md5:
+        for algorithm, digest in weak.items():
+            got = _file_digest(path, algorithm)
+            if got != digest:
                 raise DownloadError(
-                    f'the cached copy of {url} at {path} does not match its MD5 '
-                    f'(expected {md5}, got {got_md5}); delete it to download it again')
-            with open(recorded, 'w', encoding='ascii') as f:
-                f.write(_file_digest(path, 'sha256') + '\n')
+                    f'the cached copy of {url} at {path} does not match its '
+                    f'{_DIGEST_NAMES[algorithm]} (expected {digest}, got {got}); '
+                    'delete it to download it again')
+        if weak:
+            _atomic_write_text(recorded, _file_digest(path, 'sha256') + '\n')
         return
     got = _file_digest(path, 'sha256')
     if got != expected:
@@ -434,8 +448,14 @@ def _check_cached(path: str, url: str, sha256: str | None, md5: str | None) -> N
             f'(expected {expected}, got {got}); delete it to download it again')
 
 
+def _atomic_write_text(path: str, text: str) -> None:
+    with _atomic.atomic_named_path(path) as temp_path, \
+            open(temp_path, 'w', encoding='ascii') as f:
+        f.write(text)
+
+
 def cached_download(url: str, *, sha256: str | None = None, md5: str | None = None,
-                    progress: bool | None = None) -> str:
+                    sha1: str | None = None, progress: bool | None = None) -> str:
     """Downloads a file and caches it.
 
     The file is downloaded once per dataset root and then taken from the cache.
@@ -449,6 +469,7 @@ def cached_download(url: str, *, sha256: str | None = None, md5: str | None = No
             for ``url``, if any.
         md5 (str): Expected MD5 in hex (checked on download only; the SHA-256 of
             the file is then recorded and checked before each later use).
+        sha1 (str): Expected SHA-1 in hex, checked like ``md5``.
         progress (bool): Show a progress bar on stderr. ``None`` shows it when
             stderr is a terminal.
 
@@ -459,22 +480,24 @@ def cached_download(url: str, *, sha256: str | None = None, md5: str | None = No
     if entry is not None:
         sha256 = sha256 or entry.sha256
         md5 = md5 or entry.md5
+        sha1 = sha1 or entry.sha1
     sha256 = sha256.lower() if sha256 else None
-    md5 = md5.lower() if md5 else None
+    weak = _weak_digests(md5, sha1)
     path = _cache_path(url)
     name = entry.name if entry is not None else os.path.basename(url.rstrip('/'))
     if os.path.exists(path):
-        _check_cached(path, url, sha256, md5)
+        _check_cached(path, url, sha256, weak)
         return path
     if is_offline():
-        digest = sha256 or (f'unknown (MD5 {md5})' if md5 else 'unknown')
+        digest = sha256 or 'unknown' + ''.join(
+            f' ({_DIGEST_NAMES[algorithm]} {value})' for algorithm, value in weak.items())
         raise DatasetOfflineError(
             f'offline mode (CATENA_OFFLINE) is on and {name} is not cached.\n'
             f'  file:    {name}\n  SHA-256: {digest}\n  URL:     {url}\n'
             f'Download it elsewhere and put it at: {path}')
     with _FileLock(path + '.lock'):
         if os.path.exists(path):  # another process finished it meanwhile
-            _check_cached(path, url, sha256, md5)
+            _check_cached(path, url, sha256, weak)
             return path
         part = path + '.part'
         source = mirror_url(url)
@@ -486,13 +509,14 @@ def cached_download(url: str, *, sha256: str | None = None, md5: str | None = No
                 raise DownloadError(f'{e} (mirror of {url})') from e
             raise
         try:
-            _verify(part, source, sha256, md5)
-        except DownloadError:
+            _verify(part, source, sha256, weak)
+        except DownloadError as e:
             os.remove(part)
+            if source != url:
+                raise DownloadError(f'{e} (mirror of {url})') from None
             raise
         if sha256 is None:
-            with open(path + '.sha256', 'w', encoding='ascii') as f:
-                f.write(_file_digest(part, 'sha256') + '\n')
+            _atomic_write_text(path + '.sha256', _file_digest(part, 'sha256') + '\n')
         os.replace(part, path)
     return path
 

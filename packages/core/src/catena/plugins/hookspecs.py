@@ -125,6 +125,17 @@ def catena_register_links() -> dict[str, Any]:
 
 
 @hookspec
+def catena_register_exporters() -> dict[str, types.ModuleType]:
+    """Returns exporter modules that appear as ``catena.exporters.<name>``.
+
+    catena-zoo returns ``{'caffe': catena_zoo.exporters.caffe}``; each module
+    has an ``export`` function.
+
+    :return: A mapping from exporter name to module.
+    """
+
+
+@hookspec
 def catena_register_communicators() -> dict[str, Any]:
     """Returns named communicator factories for ``catena.distributed``.
 

@@ -69,7 +69,10 @@ def _advice(kind: str) -> str:
         return ('it is a single .npy array, not an archive of named arrays; read it with '
                 'numpy.load(file, allow_pickle=False)')
     if kind == 'caffemodel':
-        return f'it looks like a Caffe model (.caffemodel); import it with {_CAFFE_IMPORTER}'
+        return ('it looks like a Caffe model (.caffemodel); convert it to an npz first, '
+                'for a pretrained model with its convert_caffemodel_to_npz(caffemodel, npz) '
+                '(e.g. catena.links.VGG16Layers.convert_caffemodel_to_npz, with catena-zoo '
+                f'installed), or import any Caffe net with {_CAFFE_IMPORTER}')
     if kind == 'prototxt':
         return ('it looks like a Caffe network definition (.prototxt, text); the Caffe '
                 f'importer reads the binary .caffemodel: {_CAFFE_IMPORTER}')

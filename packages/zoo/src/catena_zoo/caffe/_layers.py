@@ -578,3 +578,45 @@ def softmax_with_loss(func: Any, layer: Any) -> None:
         return total if mode == p.NONE else total / max(labels.size, 1)
 
     func.add_layer(layer, forward)
+
+
+@_converter('Accuracy')
+def accuracy(func: Any, layer: Any) -> None:
+    """Accuracy: the fraction of labels among the ``top_k`` scores along ``axis``.
+
+    As in Caffe, a label counts as right when fewer than ``top_k`` classes
+    score strictly higher than it, labels equal to ``ignore_label`` are not
+    counted, and the result is 0 when every label is ignored. The result
+    takes no gradient. Caffe's optional second top (per-class accuracy) is
+    not supported.
+    """
+    p = param(layer, 'accuracy_param')
+    if len(layer.top) > 1:
+        raise Unsupported('Accuracy layers with a per-class second top are not supported')
+    top_k = int(p.top_k)
+    axis = int(p.axis)
+    ignore_label = int(p.ignore_label) if p.HasField('ignore_label') else None
+
+    def forward(x: Any, t: Any) -> Any:
+        scores = x.array if isinstance(x, variable.Variable) else x
+        labels = t.array if isinstance(t, variable.Variable) else t
+        canonical = axis if axis >= 0 else axis + scores.ndim
+        scores = numpy.moveaxis(numpy.asarray(scores), canonical, -1)
+        scores = scores.reshape(-1, scores.shape[-1])
+        labels = numpy.asarray(labels).reshape(-1).astype(numpy.int64)
+        if labels.size != scores.shape[0]:
+            raise ValueError(f'Accuracy layer {layer.name!r}: {labels.size} labels for '
+                             f'{scores.shape[0]} predictions')
+        keep = labels != ignore_label if ignore_label is not None else numpy.ones_like(
+            labels, dtype=bool)
+        scores, labels = scores[keep], labels[keep]
+        if labels.size and (labels.min() < 0 or labels.max() >= scores.shape[1]):
+            raise ValueError(f'Accuracy layer {layer.name!r}: labels must be in '
+                             f'[0, {scores.shape[1]}); got {labels.min()}..{labels.max()}')
+        if labels.size == 0:
+            return variable.Variable(numpy.zeros((), dtype=x.dtype))
+        true_scores = scores[numpy.arange(labels.size), labels][:, None]
+        better = (scores > true_scores).sum(axis=1)
+        return variable.Variable(numpy.asarray((better < top_k).mean(), dtype=x.dtype))
+
+    func.add_layer(layer, forward)

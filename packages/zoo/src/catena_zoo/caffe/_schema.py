@@ -40,6 +40,9 @@ _SCALAR_TYPES = {
 # Enums nested in a message: {message: {enum: [(value name, number), ...]}}.
 _ENUMS: dict[str, dict[str, list[tuple[str, int]]]] = {
     'EltwiseParameter': {'EltwiseOp': [('PROD', 0), ('SUM', 1), ('MAX', 2)]},
+    # caffe.proto declares Phase at the top level (caffe.Phase); nesting it here
+    # keeps its numbers and text names, which is all the wire and text formats see.
+    'LayerParameter': {'Phase': [('TRAIN', 0), ('TEST', 1)]},
     'LossParameter': {
         'NormalizationMode': [('FULL', 0), ('VALID', 1), ('BATCH_SIZE', 2), ('NONE', 3)],
     },
@@ -82,6 +85,7 @@ def _rep(name: str, number: int, type_: str, packed: bool = False) -> _Row:
 _PARAM_FIELDS: list[tuple[str, str, int | None, int | None]] = [
     # (field name, message, number in LayerParameter, number in V1LayerParameter)
     ('loss_param', 'LossParameter', 101, 42),
+    ('accuracy_param', 'AccuracyParameter', 102, 27),
     ('batch_norm_param', 'BatchNormParameter', 139, None),
     ('concat_param', 'ConcatParameter', 104, 9),
     ('convolution_param', 'ConvolutionParameter', 106, 10),
@@ -132,6 +136,7 @@ _MESSAGES: dict[str, list[_Row]] = {
         _rep('top', 4, 'string'),
         _rep('loss_weight', 5, 'float'),
         _rep('blobs', 7, 'BlobProto'),
+        _opt('phase', 10, 'Phase'),
     ] + [_opt(name, number, message)
          for name, message, number, _ in _PARAM_FIELDS if number is not None],
     'V1LayerParameter': [
@@ -143,6 +148,11 @@ _MESSAGES: dict[str, list[_Row]] = {
         _rep('loss_weight', 35, 'float'),
     ] + [_opt(name, number, message)
          for name, message, _, number in _PARAM_FIELDS if number is not None],
+    'AccuracyParameter': [
+        _opt('top_k', 1, 'uint32', 1),
+        _opt('axis', 2, 'int32', 1),
+        _opt('ignore_label', 3, 'int32'),
+    ],
     'BatchNormParameter': [
         _opt('use_global_stats', 1, 'bool'),
         _opt('moving_average_fraction', 2, 'float', 0.999),

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar
 
 import numpy
 
 import catena
 import catena.functions as F
 from catena import link, serializers
-from catena_zoo.models import imagenet
+from catena_zoo.models import _weights, imagenet
 
 LayerFunction = Callable[[Any], Any]
 
@@ -37,46 +37,84 @@ def reject_kwargs(kwargs: Mapping[str, Any], method: str, removed: Iterable[str]
                         f'{", ".join(sorted(kwargs))}')
 
 
+class _FilledLater:
+    """``pretrained_model`` value for a model whose arrays a converter fills in."""
+
+    def __repr__(self) -> str:
+        return 'FILLED_LATER'
+
+
+#: Builds a model with zero-initialised parameters and loads nothing, for
+#: converters that copy weights in themselves (no random draw to pay for).
+FILLED_LATER: Any = _FilledLater()
+
+
 def wants_weights(pretrained_model: Any) -> bool:
     """Checks ``pretrained_model`` and says whether it asks for weights to be loaded.
 
     None and the empty string mean random initialisation, as in Chainer;
     any other value must be ``'auto'`` or a path.
     """
-    if pretrained_model is None:
-        return False
+    if pretrained_model is None or pretrained_model is FILLED_LATER:
+        return pretrained_model is FILLED_LATER
     if not isinstance(pretrained_model, (str, os.PathLike)):
         raise TypeError("pretrained_model must be 'auto', a path to an npz file or None; "
                         f'got {type(pretrained_model).__name__}')
     return bool(os.fspath(pretrained_model))
 
 
-def retrieve_published_weights(model: link.Link, name: str) -> NoReturn:
-    """Fetches the published weights of ``model`` (not available yet).
+def load_weights(model: PretrainedModel, pretrained_model: Any) -> None:
+    """Loads ``pretrained_model`` (``'auto'`` or the path of an npz file) into ``model``."""
+    if pretrained_model is FILLED_LATER:
+        return
+    if pretrained_model == 'auto':
+        _weights.load_published_weights(model, model.published_weights(),
+                                        type(model).convert_caffemodel_to_npz)
+        return
+    serializers.load_npz(os.fspath(pretrained_model), model)
+
+
+def build_for_conversion(cls: type[PretrainedModel], n_layers: int | None) -> Any:
+    """Builds ``cls`` with zero parameters for a converter to fill in.
 
     Args:
-        model: The model being built.
-        name: ``'auto'``, or for ResNet the name of a caffemodel file in the
-            models directory (Chainer's convention).
-
-    Raises:
-        NotImplementedError: Always, until the Caffe import lands.
+        cls: The model class.
+        n_layers: The depth, for a family's base class; a subclass with a
+            fixed depth accepts None or its own depth.
     """
-    cls = type(model).__name__
-    raise NotImplementedError(
-        f'{cls}(pretrained_model={name!r}): fetching and converting the published Caffe '
-        'weights arrives with catena-zoo\'s Caffe import and is not available yet. '
-        'Load weights you have converted to an npz by passing its path, '
-        f"{cls}(pretrained_model='/path/to/weights.npz') (the file is read with "
-        f'catena.serializers.load_npz), or pass pretrained_model=None for the '
-        'randomly initialised model.')
+    fixed = getattr(cls, 'n_layers_default', None)
+    if fixed is None:
+        if n_layers is None:
+            raise TypeError(f'{cls.__name__}.convert_caffemodel_to_npz needs n_layers')
+        return cls(FILLED_LATER, n_layers)  # type: ignore[call-arg]
+    if n_layers is not None and n_layers != fixed:
+        raise ValueError(f'{cls.__name__} has {fixed} layers; got n_layers={n_layers}')
+    return cls(FILLED_LATER)  # type: ignore[call-arg]
 
 
-def load_weights(model: link.Link, pretrained_model: str | os.PathLike[str]) -> None:
-    """Loads ``pretrained_model`` (``'auto'`` or the path of an npz file) into ``model``."""
-    if pretrained_model == 'auto':
-        retrieve_published_weights(model, 'auto')
-    serializers.load_npz(os.fspath(pretrained_model), model)
+def copy_blob(target: Any, source: Any, layer: str, what: str) -> None:
+    """Copies a Caffe layer's array into a model's array, checking the shape.
+
+    Args:
+        target: The model's Parameter or ndarray.
+        source: The CaffeFunction's Parameter or ndarray.
+        layer: The Caffe layer's name, for messages.
+        what: What is copied (the model's parameter path), for messages.
+    """
+    dst = getattr(target, 'array', target)
+    src = getattr(source, 'array', source)
+    if src.size != dst.size:
+        raise ValueError(f'the caffemodel\'s layer {layer!r} has {src.size} values '
+                         f'{tuple(src.shape)} for {what}, which expects {tuple(dst.shape)}')
+    dst[...] = src.reshape(dst.shape)
+
+
+def caffe_layer(caffe: link.Chain, name: str) -> Any:
+    """Returns the link CaffeFunction made for layer ``name``, or raises naming it."""
+    child = getattr(caffe, name, None)
+    if not isinstance(child, link.Link):
+        raise ValueError(f'the caffemodel has no layer {name!r} with parameters')
+    return child
 
 
 class PretrainedModel(link.Chain):
@@ -93,6 +131,15 @@ class PretrainedModel(link.Chain):
     default_extract_layers: ClassVar[tuple[str, ...]] = ('pool5',)
     #: Layers computed from an earlier layer's output instead of the previous one.
     branch_inputs: ClassVar[Mapping[str, str]] = {}
+
+    def published_weights(self) -> _weights.PublishedWeights:
+        """The published caffemodel that ``pretrained_model='auto'`` loads."""
+        raise NotImplementedError
+
+    @classmethod
+    def convert_caffemodel_to_npz(cls, path_caffemodel: str, path_npz: str) -> None:
+        """Converts the published caffemodel into an npz this model loads (offline)."""
+        raise NotImplementedError
 
     @property
     def functions(self) -> dict[str, list[LayerFunction]]:

@@ -1,19 +1,45 @@
-"""GoogLeNet (Szegedy et al., 2014) with the layer names of BVLC's Caffe model."""
+"""GoogLeNet (Szegedy et al., 2014) with the layer names of BVLC's Caffe model.
+
+BVLC releases the Caffe weights without restriction
+(https://github.com/BVLC/caffe/tree/master/models/bvlc_googlenet).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy
 
 import catena.functions as F
 import catena.initializers as I
 import catena.links as L
-from catena_zoo.models import _common, imagenet
+from catena import serializers
+from catena_zoo.caffe import CaffeFunction
+from catena_zoo.models import _common, _weights, imagenet
 
 __all__ = ['GoogLeNet', 'prepare']
+
+# The published file is served over plain HTTP only; the pinned SHA-1 guards it.
+_PUBLISHED = _weights.PublishedWeights(
+    'bvlc_googlenet.caffemodel', 'bvlc_googlenet.npz',
+    sha1='405fc5acd08a3bb12de8ee5e23a96bec22f08204',
+    homepage='https://github.com/BVLC/caffe/tree/master/models/bvlc_googlenet',
+    url='http://dl.caffe.berkeleyvision.org/bvlc_googlenet.caffemodel')
+
+# The model's convolutions and linear layers, named by BVLC's layer names.
+_INCEPTION_LAYERS = {'conv1': '1x1', 'proj3': '3x3_reduce', 'conv3': '3x3',
+                     'proj5': '5x5_reduce', 'conv5': '5x5', 'projp': 'pool_proj'}
+_CAFFE_NAMES = {
+    'conv1': 'conv1/7x7_s2', 'conv2_reduce': 'conv2/3x3_reduce', 'conv2': 'conv2/3x3',
+    'loss1_conv': 'loss1/conv', 'loss1_fc1': 'loss1/fc', 'loss1_fc2': 'loss1/classifier',
+    'loss2_conv': 'loss2/conv', 'loss2_fc1': 'loss2/fc', 'loss2_fc2': 'loss2/classifier',
+    'loss3_fc': 'loss3/classifier',
+    **{f'inc{block}/{child}': f'inception_{block}/{caffe}'
+       for block in ('3a', '3b', '4a', '4b', '4c', '4d', '4e', '5a', '5b')
+       for child, caffe in _INCEPTION_LAYERS.items()},
+}
 
 
 def prepare(image: Any, size: Sequence[int] | None = (224, 224)) -> numpy.ndarray:
@@ -69,8 +95,8 @@ class GoogLeNet(_common.PretrainedModel):
     need 224x224 inputs.
 
     Args:
-        pretrained_model: ``'auto'`` for the published weights (not available
-            yet: raises NotImplementedError), the path of an npz file to load
+        pretrained_model: ``'auto'`` for BVLC's published weights (downloaded
+            and converted to an npz on first use), the path of an npz file to load
             with :func:`catena.serializers.load_npz`, or None (or ``''``) for
             random initialisation: weights from ``LeCunUniform(scale=1.0)``.
     """
@@ -78,6 +104,8 @@ class GoogLeNet(_common.PretrainedModel):
     mean_bgr = imagenet.GOOGLENET_MEAN_BGR
     default_extract_layers = ('pool5',)
     branch_inputs = {'loss1_fc2': 'inception_4a', 'loss2_fc2': 'inception_4d'}
+    #: BVLC's caffemodel.
+    published: ClassVar[_weights.PublishedWeights] = _PUBLISHED
 
     def __init__(self, pretrained_model: str | os.PathLike[str] | None = 'auto') -> None:
         super().__init__()
@@ -107,8 +135,37 @@ class GoogLeNet(_common.PretrainedModel):
             self.loss2_fc1 = L.Linear(2048, 1024, initialW=initialW)
             self.loss2_fc2 = L.Linear(1024, 1000, initialW=initialW)
         if load:
-            assert pretrained_model is not None
             _common.load_weights(self, pretrained_model)
+
+    def published_weights(self) -> _weights.PublishedWeights:
+        """BVLC's caffemodel."""
+        return self.published
+
+    @classmethod
+    def convert_caffemodel_to_npz(cls, path_caffemodel: str, path_npz: str) -> None:
+        """Converts BVLC's caffemodel into an npz that the model loads.
+
+        Works offline. The caffemodel is read with
+        ``CaffeFunction(path_caffemodel, strict=True)`` and each convolution
+        and linear layer copied across by BVLC's name (``inception_3a/1x1``
+        becomes ``inc3a/conv1``, ``loss3/classifier`` becomes ``loss3_fc``).
+
+        Args:
+            path_caffemodel: The ``bvlc_googlenet.caffemodel`` file.
+            path_npz: Where to write the npz (written atomically).
+        """
+        caffe = CaffeFunction(path_caffemodel, strict=True)
+        model = cls(_common.FILLED_LATER)
+        child: Any
+        for name, child in model.namedlinks(skipself=True):
+            name = name.lstrip('/')
+            if name not in _CAFFE_NAMES:
+                continue
+            layer = _CAFFE_NAMES[name]
+            source = _common.caffe_layer(caffe, layer)
+            _common.copy_blob(child.W, source.W, layer, f'{name}/W')
+            _common.copy_blob(child.b, source.b, layer, f'{name}/b')
+        serializers.save_npz(path_npz, model, compression=False)
 
     @property
     def functions(self) -> dict[str, list[_common.LayerFunction]]:
