@@ -79,5 +79,15 @@ def test_another_plugin_can_implement_the_zoo_hooks() -> None:
 
 def test_runtime_info() -> None:
     lines = dict(_manager.call_each('catena_runtime_info'))['zoo']
-    assert lines == ['catena-zoo 0.1.0: VGG16/19, ResNet-50/101/152 and GoogLeNet (pretrained '
-                     'weights load from npz files); Caffe import (CaffeFunction)']
+    assert lines == ['catena-zoo 0.1.0: VGG16/19, ResNet-50/101/152 and GoogLeNet '
+                     "(pretrained_model='auto' fetches and converts the published Caffe "
+                     'weights); Caffe import (CaffeFunction) and export (catena.exporters.caffe)']
+
+
+def test_caffe_exporter_is_reachable_from_the_core_name() -> None:
+    import catena.exporters
+    import catena.exporters.caffe
+    from catena_zoo.exporters import caffe
+
+    assert catena.exporters.caffe.export is caffe.export
+    assert catena.exporters.plugin_exporter('caffe') is caffe

@@ -22,8 +22,16 @@ def catena_register_links() -> dict[str, Any]:
 
 
 @hookimpl
+def catena_register_exporters() -> dict[str, Any]:
+    from catena_zoo.exporters import caffe
+
+    return {'caffe': caffe}
+
+
+@hookimpl
 def catena_runtime_info() -> list[str]:
     from catena_zoo import __version__
 
     return [f'catena-zoo {__version__}: VGG16/19, ResNet-50/101/152 and GoogLeNet '
-            '(pretrained weights load from npz files); Caffe import (CaffeFunction)']
+            "(pretrained_model='auto' fetches and converts the published Caffe weights); "
+            'Caffe import (CaffeFunction) and export (catena.exporters.caffe)']
