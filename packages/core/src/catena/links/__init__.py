@@ -33,6 +33,7 @@ from catena.links.loss.crf1d import CRF1d
 from catena.links.loss.hierarchical_softmax import BinaryHierarchicalSoftmax
 from catena.links.loss.negative_sampling import NegativeSampling
 from catena.links.model.classifier import Classifier
+from catena.links.model.data_parallel import DataParallel
 from catena.links.normalization.batch_normalization import BatchNormalization
 from catena.links.normalization.batch_renormalization import BatchRenormalization
 from catena.links.normalization.decorrelated_batch_normalization import (
@@ -53,7 +54,8 @@ from catena.links.rnn.zoneoutlstm import StatefulZoneoutLSTM
 __all__ = [
     'BatchNormalization', 'BatchRenormalization', 'Bias', 'Bilinear', 'BinaryHierarchicalSoftmax',
     'BlackOut', 'CRF1d', 'ChildSumTreeLSTM', 'Classifier', 'Convolution1D', 'Convolution2D',
-    'Convolution3D', 'ConvolutionND', 'Deconvolution1D', 'Deconvolution2D', 'Deconvolution3D',
+    'Convolution3D', 'ConvolutionND', 'DataParallel',
+    'Deconvolution1D', 'Deconvolution2D', 'Deconvolution3D',
     'DeconvolutionND', 'DecorrelatedBatchNormalization', 'DeformableConvolution2D',
     'DepthwiseConvolution2D', 'DilatedConvolution2D', 'EmbedID', 'GRU', 'GroupNormalization',
     'Highway', 'Inception', 'InceptionBN', 'LSTM', 'LayerNormalization', 'Linear',
