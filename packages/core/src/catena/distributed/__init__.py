@@ -1,0 +1,37 @@
+"""Distributed data-parallel training over MPI (ChainerMN's API).
+
+Start one process per worker with ``mpiexec -n N python train.py``; each one
+creates a communicator, wraps its optimizer and takes its part of the data::
+
+    import catena.distributed as dist
+
+    comm = dist.create_communicator('flat')          # 'naive', 'flat', 'dummy'
+    optimizer = dist.create_multi_node_optimizer(catena.optimizers.Adam(), comm)
+    optimizer.setup(model)
+    train = dist.scatter_dataset(train if comm.rank == 0 else None, comm, shuffle=True)
+
+MPI comes from mpi4py (``pip install "catena[mpi]"`` installs mpi4py and the
+Open MPI wheel). Importing this package does not import mpi4py; creating an
+MPI communicator does, and also installs :mod:`global_except_hook`.
+"""
+
+from __future__ import annotations
+
+from catena.distributed import global_except_hook
+from catena.distributed.communicators import (
+    CommunicatorBase,
+    DummyCommunicator,
+    FlatCommunicator,
+    MpiCommunicatorBase,
+    NaiveCommunicator,
+    communicator_names,
+    create_communicator,
+)
+from catena.distributed.datasets import create_empty_dataset, scatter_dataset, scatter_index
+from catena.distributed.optimizers import create_multi_node_optimizer
+
+__all__ = [
+    'CommunicatorBase', 'DummyCommunicator', 'FlatCommunicator', 'MpiCommunicatorBase',
+    'NaiveCommunicator', 'communicator_names', 'create_communicator', 'create_empty_dataset',
+    'create_multi_node_optimizer', 'global_except_hook', 'scatter_dataset', 'scatter_index',
+]

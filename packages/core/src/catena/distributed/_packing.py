@@ -1,0 +1,139 @@
+"""Packing many small arrays (gradients, parameters) into a few large flat buffers.
+
+One collective call on a large buffer costs far less than one call per small
+array: each call pays the network latency once. The arrays are grouped by array
+module and dtype, then filled in order into buckets of at most ``bucket_bytes``
+bytes (a bucket always holds at least one array, so an array larger than the
+limit gets a bucket of its own; ``None`` means no limit: one bucket per group).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from catena import backend
+
+
+@dataclasses.dataclass(frozen=True)
+class Bucket:
+    """The layout of one flat buffer.
+
+    Attributes:
+        xp: The array module of the buffer (that of its arrays).
+        dtype: The dtype of the buffer.
+        members: ``(array index, offset, size)`` for each array, in elements.
+        size: The number of elements of the buffer.
+    """
+
+    xp: types.ModuleType
+    dtype: numpy.dtype
+    members: tuple[tuple[int, int, int], ...]
+    size: int
+
+
+def plan_buckets(arrays: Sequence[Any], dtype: Any = None,
+                 bucket_bytes: int | None = None) -> list[Bucket]:
+    """Lays ``arrays`` out in buckets.
+
+    Args:
+        arrays: The arrays to pack.
+        dtype: The dtype of the buffers, or None for each array's own dtype.
+        bucket_bytes: The largest bucket in bytes, or None for no limit.
+
+    Returns:
+        The buckets, grouped by (array module, buffer dtype) in order of first
+        appearance, arrays in their given order within a group.
+    """
+    groups: dict[tuple[str, str], list[int]] = {}
+    modules: dict[str, types.ModuleType] = {}
+    for index, array in enumerate(arrays):
+        xp = backend.get_array_module(array)
+        buffer_dtype = numpy.dtype(array.dtype if dtype is None else dtype)
+        key = (getattr(xp, '__name__', repr(xp)), buffer_dtype.str)
+        modules[key[0]] = xp
+        groups.setdefault(key, []).append(index)
+
+    buckets = []
+    for (module_name, dtype_str), indices in groups.items():
+        buffer_dtype = numpy.dtype(dtype_str)
+        members: list[tuple[int, int, int]] = []
+        filled = 0
+        for index in indices:
+            size = int(arrays[index].size)
+            if (members and bucket_bytes is not None
+                    and (filled + size) * buffer_dtype.itemsize > bucket_bytes):
+                buckets.append(Bucket(modules[module_name], buffer_dtype, tuple(members), filled))
+                members, filled = [], 0
+            members.append((index, filled, size))
+            filled += size
+        buckets.append(Bucket(modules[module_name], buffer_dtype, tuple(members), filled))
+    return buckets
+
+
+class Packer:
+    """Copies arrays into bucket buffers and back, keeping the buffers between calls.
+
+    The layout is planned again only when the arrays' shapes, dtypes or
+    modules, the buffer dtype or the bucket size change.
+
+    Args:
+        bucket_bytes: The largest bucket in bytes, or None for no limit.
+    """
+
+    def __init__(self, bucket_bytes: int | None = None) -> None:
+        self.bucket_bytes = bucket_bytes
+        self._key: tuple[Any, ...] | None = None
+        self._buckets: list[Bucket] = []
+        self._buffers: list[Any] = []
+
+    @property
+    def buckets(self) -> list[Bucket]:
+        """The layout used by the last :meth:`pack`."""
+        return list(self._buckets)
+
+    def pack(self, arrays: Sequence[Any], dtype: Any = None,
+             scale: float | None = None) -> list[Any]:
+        """Copies ``arrays`` into the buffers (cast to ``dtype``, times ``scale``).
+
+        Args:
+            arrays: The arrays.
+            dtype: The buffer dtype, or None for each array's own dtype.
+            scale: A factor applied while copying, or None.
+
+        Returns:
+            The flat buffers, one per bucket.
+        """
+        key = (tuple((backend.get_array_module(a).__name__, a.shape, a.dtype.str)
+                     for a in arrays),
+               None if dtype is None else numpy.dtype(dtype).str, self.bucket_bytes)
+        if key != self._key:
+            self._buckets = plan_buckets(arrays, dtype, self.bucket_bytes)
+            self._buffers = [b.xp.empty(b.size, dtype=b.dtype) for b in self._buckets]
+            self._key = key
+        for bucket, buffer in zip(self._buckets, self._buffers):
+            for index, offset, size in bucket.members:
+                target = buffer[offset:offset + size]
+                source = arrays[index].reshape(-1)
+                if scale is None:
+                    target[...] = source
+                else:
+                    bucket.xp.multiply(source, scale, out=target)
+        return list(self._buffers)
+
+    def unpack(self, arrays: Sequence[Any]) -> None:
+        """Copies the buffers back into ``arrays`` (the arrays given to :meth:`pack`)."""
+        for bucket, buffer in zip(self._buckets, self._buffers):
+            for index, offset, size in bucket.members:
+                target = arrays[index]
+                target[...] = buffer[offset:offset + size].reshape(target.shape)
+
+    def release(self) -> None:
+        """Frees the buffers."""
+        self._key = None
+        self._buckets = []
+        self._buffers = []

@@ -1,0 +1,79 @@
+"""The ``flat`` communicator: gradients packed into a few large buffers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena.distributed._packing import Packer
+from catena.distributed.communicators.base import initialized_params, params_with_grads
+from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
+
+_MIB = 1024 * 1024
+
+
+class FlatCommunicator(MpiCommunicatorBase):
+    """Averages gradients and broadcasts parameters through packed buffers.
+
+    The gradients are copied (divided by the number of ranks, cast to
+    ``allreduce_grad_dtype`` when set) into flat buffers of at most
+    ``bucket_size_mb`` MiB each, every buffer is summed with one MPI call, and
+    the results are copied back. A model with many small parameters then
+    pays the network latency a few times per step instead of once per
+    parameter. The buffers are kept between steps.
+
+    Args:
+        mpi_comm: See :class:`MpiCommunicatorBase`.
+        bucket_size_mb: The largest buffer in MiB, or None (the default, as
+            ChainerMN's ``flat``) for one buffer per dtype. A bucket holds at
+            least one array, so ``0`` sends each array separately (packing off).
+        options: The other keyword arguments of :class:`MpiCommunicatorBase`.
+    """
+
+    def __init__(self, mpi_comm: Any = None, *, bucket_size_mb: float | None = None,
+                 **options: Any) -> None:
+        super().__init__(mpi_comm, **options)
+        self._grad_packer = Packer()
+        self._data_packer = Packer()
+        self.bucket_size_mb = bucket_size_mb
+
+    @property
+    def bucket_size_mb(self) -> float | None:
+        """The largest packed buffer in MiB (None: no limit). Settable between steps."""
+        return self._bucket_size_mb
+
+    @bucket_size_mb.setter
+    def bucket_size_mb(self, value: float | None) -> None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not value >= 0):
+            raise ValueError(f'bucket_size_mb must be a non-negative number or None, got '
+                             f'{value!r}')
+        self._bucket_size_mb = value
+        limit = None if value is None else int(value * _MIB)
+        self._grad_packer.bucket_bytes = limit
+        self._data_packer.bucket_bytes = limit
+
+    def _config_names(self) -> tuple[str, ...]:
+        return super()._config_names() + ('bucket_size_mb',)
+
+    def _settings(self) -> dict[str, Any]:
+        return {**super()._settings(), 'bucket_size_mb': self._bucket_size_mb}
+
+    def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
+        grads = [param.grad for param in params_with_grads(model, zero_fill)]
+        buffers = self._grad_packer.pack(grads, dtype=self.allreduce_grad_dtype,
+                                         scale=1.0 / self.size)
+        for buffer in buffers:
+            self._sum_in_place(buffer)
+        self._grad_packer.unpack(grads)
+
+    def bcast_data(self, model: Any) -> None:
+        arrays = [param.array for param in initialized_params(model)]
+        for buffer in self._data_packer.pack(arrays):
+            self._bcast_in_place(buffer, root=0)
+        if self.rank != 0:
+            self._data_packer.unpack(arrays)
+
+    def finalize(self) -> None:
+        self._grad_packer.release()
+        self._data_packer.release()
+        super().finalize()

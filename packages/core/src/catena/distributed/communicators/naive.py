@@ -1,0 +1,50 @@
+"""The ``naive`` communicator: one MPI call per parameter, no packing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from catena import backend
+from catena.distributed.communicators.base import initialized_params, params_with_grads
+from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
+
+
+class NaiveCommunicator(MpiCommunicatorBase):
+    """Averages gradients and broadcasts parameters one array at a time.
+
+    Each gradient is summed in place with its own MPI call (after the division
+    by the number of ranks): simple, with the least memory, and the baseline
+    that the packing of the ``flat`` communicator improves on when a model has
+    many small parameters. Works on CPU arrays, and on device arrays through
+    CUDA-aware MPI (or host staging otherwise).
+
+    Args: see :class:`MpiCommunicatorBase`.
+    """
+
+    def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
+        scale = 1.0 / self.size
+        transfer_dtype = self.allreduce_grad_dtype
+        for param in params_with_grads(model, zero_fill):
+            grad = param.grad
+            if (transfer_dtype is None or transfer_dtype == grad.dtype) \
+                    and grad.flags.c_contiguous:
+                flat = grad.reshape(-1)
+                flat *= scale
+                self._sum_in_place(flat)
+            else:
+                xp = backend.get_array_module(grad)
+                buffer_dtype = grad.dtype if transfer_dtype is None else transfer_dtype
+                flat = xp.empty(grad.size, dtype=buffer_dtype)
+                xp.multiply(grad.reshape(-1), scale, out=flat)
+                self._sum_in_place(flat)
+                grad[...] = flat.reshape(grad.shape)
+
+    def bcast_data(self, model: Any) -> None:
+        for param in initialized_params(model):
+            data = param.array
+            if data.flags.c_contiguous:
+                self._bcast_in_place(data.reshape(-1), root=0)
+            else:
+                flat = data.reshape(-1)  # a copy, as data is not contiguous
+                self._bcast_in_place(flat, root=0)
+                data[...] = flat.reshape(data.shape)

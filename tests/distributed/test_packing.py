@@ -1,0 +1,67 @@
+"""Packing arrays into bucket buffers (no MPI needed)."""
+
+import numpy
+import pytest
+
+from catena.distributed import _packing
+
+
+def arrays():
+    rng = numpy.random.default_rng(0)
+    return [rng.standard_normal(shape).astype(dtype) for shape, dtype in
+            [((10, 10), numpy.float32), ((3,), numpy.float64), ((), numpy.float32),
+             ((4, 5), numpy.float32), ((2, 2), numpy.float64)]]
+
+
+def test_plan_groups_by_dtype_and_respects_the_bucket_size():
+    buckets = _packing.plan_buckets(arrays(), bucket_bytes=100 * 4)
+    layout = [(b.dtype, [m[0] for m in b.members], b.size) for b in buckets]
+    # float32: 100 elements fill a bucket; the scalar and the 20 go together.
+    assert layout == [(numpy.dtype('float32'), [0], 100), (numpy.dtype('float32'), [2, 3], 21),
+                      (numpy.dtype('float64'), [1, 4], 7)]
+    assert [m[1] for m in buckets[1].members] == [0, 1]
+
+
+@pytest.mark.parametrize('bucket_bytes, count', [(None, 2), (0, 5), (10 ** 6, 2)])
+def test_bucket_count(bucket_bytes, count):
+    assert len(_packing.plan_buckets(arrays(), bucket_bytes=bucket_bytes)) == count
+
+
+def test_a_common_dtype_makes_one_group():
+    buckets = _packing.plan_buckets(arrays(), dtype=numpy.float16)
+    assert len(buckets) == 1 and buckets[0].dtype == numpy.float16 and buckets[0].size == 128
+
+
+def test_pack_scales_and_unpack_restores():
+    source = arrays()
+    packer = _packing.Packer(bucket_bytes=64)
+    buffers = packer.pack(source, scale=0.5)
+    flat = numpy.concatenate([b.astype(numpy.float64) for b in buffers])
+    assert flat.size == sum(a.size for a in source)
+    assert numpy.isclose(flat.sum(), sum(float(a.sum()) for a in source) * 0.5)
+    for buffer in buffers:
+        buffer *= 2
+    targets = [numpy.zeros_like(a) for a in source]
+    packer.unpack(targets)
+    for target, original in zip(targets, source):
+        numpy.testing.assert_allclose(target, original, rtol=1e-6)
+
+
+def test_pack_casts_to_the_buffer_dtype():
+    source = [numpy.array([1 / 3, 2.0], dtype=numpy.float64)]
+    packer = _packing.Packer()
+    (buffer,) = packer.pack(source, dtype=numpy.float16)
+    packer.unpack(source)
+    assert buffer.dtype == numpy.float16
+    numpy.testing.assert_array_equal(source[0], [float(numpy.float16(1 / 3)), 2.0])
+
+
+def test_buffers_are_reused_until_the_layout_changes():
+    packer = _packing.Packer()
+    first = packer.pack(arrays())
+    second = packer.pack(arrays())
+    changed = packer.pack(arrays()[:2])
+    assert all(a is b for a, b in zip(first, second))
+    assert [b.size for b in changed] == [100, 3]
+    packer.release()
+    assert packer.buckets == []
