@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from catena.links.activation.maxout import Maxout
 from catena.links.activation.prelu import PReLU
 from catena.links.activation.simplified_dropconnect import SimplifiedDropconnect
@@ -67,7 +69,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     """Looks up names that plugins add through ``catena_register_links`` (the zoo's models)."""
     if not name.startswith('__'):
         from catena.plugins import _manager
