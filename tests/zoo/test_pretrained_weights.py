@@ -33,11 +33,6 @@ _spec = importlib.util.spec_from_file_location('_zoo_caffemodels', _here / '_caf
 assert _spec is not None and _spec.loader is not None
 caffemodels = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(caffemodels)
-_spec = importlib.util.spec_from_file_location(
-    '_zoo_loopback_server', _here.parent / 'core' / 'dataset' / '_loopback_server.py')
-assert _spec is not None and _spec.loader is not None
-_loopback = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_loopback)
 
 ORIGIN = 'https://weights.example.invalid/models'
 
@@ -58,23 +53,6 @@ class TinyResNet101(ResNet101Layers):
     stem_channels = 2
     stage_channels = ((1, 2), (1, 2), (1, 2), (1, 2))
     n_classes = 3
-
-
-@pytest.fixture
-def server():
-    srv = _loopback.LoopbackServer()
-    yield srv
-    srv.close()
-
-
-@pytest.fixture
-def dataset_root(tmp_path, monkeypatch):
-    old = download.get_dataset_root()
-    download.set_dataset_root(str(tmp_path / 'root'))
-    monkeypatch.delenv('CATENA_OFFLINE', raising=False)
-    monkeypatch.delenv('CATENA_DATASET_MIRROR', raising=False)
-    yield tmp_path / 'root'
-    download.set_dataset_root(old)
 
 
 def _sha1(data: bytes) -> str:

@@ -1,33 +1,4 @@
-import importlib.util
-import os
-
 import pytest
-
-_spec = importlib.util.spec_from_file_location(
-    '_catena_loopback_server',
-    os.path.join(os.path.dirname(__file__), '..', 'dataset', '_loopback_server.py'))
-assert _spec is not None and _spec.loader is not None
-_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mod)
-
-
-@pytest.fixture
-def server():
-    srv = _mod.LoopbackServer()
-    yield srv
-    srv.close()
-
-
-@pytest.fixture
-def dataset_root(tmp_path, monkeypatch):
-    from catena.dataset import download
-
-    old = download.get_dataset_root()
-    download.set_dataset_root(str(tmp_path / 'root'))
-    monkeypatch.delenv('CATENA_OFFLINE', raising=False)
-    monkeypatch.delenv('CATENA_DATASET_MIRROR', raising=False)
-    yield tmp_path / 'root'
-    download.set_dataset_root(old)
 
 
 @pytest.fixture

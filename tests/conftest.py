@@ -1,3 +1,5 @@
+"""Fixtures shared by every test folder: a loopback HTTP server and a private dataset root."""
+
 import importlib.util
 import os
 
@@ -6,19 +8,21 @@ import pytest
 _spec = importlib.util.spec_from_file_location(
     '_catena_loopback_server', os.path.join(os.path.dirname(__file__), '_loopback_server.py'))
 assert _spec is not None and _spec.loader is not None
-_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mod)
+_loopback = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_loopback)
 
 
 @pytest.fixture
 def server():
-    srv = _mod.LoopbackServer()
+    """An HTTP server on 127.0.0.1 serving ``server.files`` (path -> bytes)."""
+    srv = _loopback.LoopbackServer()
     yield srv
     srv.close()
 
 
 @pytest.fixture
 def dataset_root(tmp_path, monkeypatch):
+    """A fresh dataset root, with offline mode and the mirror setting cleared."""
     from catena.dataset import download
 
     old = download.get_dataset_root()
