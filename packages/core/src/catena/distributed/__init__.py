@@ -17,7 +17,7 @@ MPI communicator does, and also installs :mod:`global_except_hook`.
 
 from __future__ import annotations
 
-from catena.distributed import global_except_hook
+from catena.distributed import extensions, functions, global_except_hook, iterators, links
 from catena.distributed.communicators import (
     CommunicatorBase,
     DummyCommunicator,
@@ -28,10 +28,23 @@ from catena.distributed.communicators import (
     create_communicator,
 )
 from catena.distributed.datasets import create_empty_dataset, scatter_dataset, scatter_index
+from catena.distributed.evaluator import GenericMultiNodeEvaluator, create_multi_node_evaluator
+from catena.distributed.extensions.checkpoint import create_multi_node_checkpointer
+from catena.distributed.iterators import create_multi_node_iterator, create_synchronized_iterator
+from catena.distributed.links import (
+    MultiNodeBatchNormalization,
+    MultiNodeChainList,
+    create_mnbn_model,
+)
 from catena.distributed.optimizers import create_multi_node_optimizer
+from catena.distributed.utils import local_rank_zero_first
 
 __all__ = [
-    'CommunicatorBase', 'DummyCommunicator', 'FlatCommunicator', 'MpiCommunicatorBase',
+    'CommunicatorBase', 'DummyCommunicator', 'FlatCommunicator', 'GenericMultiNodeEvaluator',
+    'MpiCommunicatorBase', 'MultiNodeBatchNormalization', 'MultiNodeChainList',
     'NaiveCommunicator', 'communicator_names', 'create_communicator', 'create_empty_dataset',
-    'create_multi_node_optimizer', 'global_except_hook', 'scatter_dataset', 'scatter_index',
+    'create_mnbn_model', 'create_multi_node_checkpointer', 'create_multi_node_evaluator',
+    'create_multi_node_iterator', 'create_multi_node_optimizer', 'create_synchronized_iterator',
+    'extensions', 'functions', 'global_except_hook', 'iterators', 'links',
+    'local_rank_zero_first', 'scatter_dataset', 'scatter_index',
 ]
