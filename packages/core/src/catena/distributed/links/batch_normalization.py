@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena.configuration import config
 from catena.distributed.communicators.base import CommunicatorBase
 from catena.distributed.communicators.dummy import DummyCommunicator
 from catena.distributed.communicators.flat import FlatCommunicator
@@ -15,8 +14,7 @@ from catena.distributed.functions.batch_normalization import (
     multi_node_batch_normalization,
 )
 from catena.distributed.links._sharing import SharesCommunicatorOnCopy
-from catena.functions.normalization.batch_normalization import fixed_batch_normalization
-from catena.links.normalization.batch_normalization import BatchNormalization, parse_finetune
+from catena.links.normalization.batch_normalization import BatchNormalization
 from catena.variable import Variable
 
 COMMUNICATION_BACKENDS = ('auto', 'mpi', 'nccl')
@@ -100,40 +98,10 @@ class MultiNodeBatchNormalization(SharesCommunicatorOnCopy, BatchNormalization):
         self.comm = comm
         self.communication_backend = communication_backend
 
-    def forward(self, x: Any, **kwargs: Any) -> Variable:
-        """Normalizes ``x`` (global batch statistics in training, running ones in test).
-
-        Args:
-            x: This rank's input Variable or array.
-            finetune: (keyword) In training mode, average the statistics over
-                every batch since :meth:`start_finetuning` instead of decaying.
-
-        Returns:
-            Variable: The normalized output.
-        """
-        finetune = parse_finetune(kwargs, type(self).__name__)
-        if self.avg_mean is None:
-            self._initialize_params(self._param_shape(x))
-        gamma = self.gamma
-        if gamma is None:
-            gamma = self.xp.ones(self.avg_mean.shape, dtype=self._highprec_dtype)
-        beta = self.beta
-        if beta is None:
-            beta = self.xp.zeros(self.avg_mean.shape, dtype=self._highprec_dtype)
-        if not config.train:
-            return fixed_batch_normalization(x, gamma, beta, self.avg_mean, self.avg_var,
-                                             self.eps, axis=self.axis)
-        if finetune:
-            self.N += 1
-            decay = 1. - 1. / self.N
-        else:
-            decay = self.decay
-        avg_mean, avg_var = self.avg_mean, self.avg_var
-        if config.in_recomputing:
-            if finetune:
-                self.N -= 1
-            avg_mean = avg_var = None
+    def _normalize_batch(self, x: Any, gamma: Any, beta: Any, running_mean: Any,
+                         running_var: Any, decay: float) -> Variable:
+        """Normalizes with the statistics of the global batch (all ranks' inputs)."""
         return multi_node_batch_normalization(
             x, gamma, beta, allreduce_for(self.comm, self.communication_backend),
-            self.comm.size, eps=self.eps, running_mean=avg_mean, running_var=avg_var,
+            self.comm.size, eps=self.eps, running_mean=running_mean, running_var=running_var,
             decay=decay, axis=self.axis)

@@ -154,8 +154,13 @@ class BatchNormalization(Link):
             if finetune:
                 self.N -= 1
             avg_mean = avg_var = None
-        return batch_normalization(x, gamma, beta, eps=self.eps, running_mean=avg_mean,
-                                   running_var=avg_var, decay=decay, axis=self.axis)
+        return self._normalize_batch(x, gamma, beta, avg_mean, avg_var, decay)
+
+    def _normalize_batch(self, x: Any, gamma: Any, beta: Any, running_mean: Any,
+                         running_var: Any, decay: float) -> Variable:
+        """Normalizes with the batch's statistics, updating the running ones if given."""
+        return batch_normalization(x, gamma, beta, eps=self.eps, running_mean=running_mean,
+                                   running_var=running_var, decay=decay, axis=self.axis)
 
     def start_finetuning(self) -> None:
         """Resets the batch count ``N`` that fine-tuning averages over."""
