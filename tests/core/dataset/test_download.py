@@ -297,3 +297,10 @@ def test_registered_sha1_is_used(server, dataset_root):
     os.remove(download._cache_path(url) + '.sha256')
     with pytest.raises(download.DownloadError, match='SHA-1 mismatch'):
         download.cached_download(url)
+
+
+def test_file_digest(tmp_path):
+    path = tmp_path / 'payload.bin'
+    path.write_bytes(PAYLOAD)
+    assert download.file_digest(str(path), 'sha256') == SHA
+    assert download.file_digest(str(path), 'sha1') == hashlib.sha1(PAYLOAD).hexdigest()

@@ -224,7 +224,16 @@ def _cache_path(url: str) -> str:
     return os.path.join(root, hashlib.md5(url.encode('utf-8')).hexdigest())
 
 
-def _file_digest(path: str, algorithm: str) -> str:
+def file_digest(path: str, algorithm: str) -> str:
+    """Returns the hex digest of a file, read in blocks.
+
+    Args:
+        path: The file.
+        algorithm: A :mod:`hashlib` name, e.g. ``'sha256'`` or ``'sha1'``.
+
+    Returns:
+        str: The digest in lowercase hex.
+    """
     h = hashlib.new(algorithm)
     with open(path, 'rb') as f:
         for block in iter(lambda: f.read(1 << 20), b''):
@@ -411,7 +420,7 @@ def _verify(path: str, url: str, sha256: str | None, weak: dict[str, str]) -> No
     name = os.path.basename(url)
     expected = {'sha256': sha256, **weak} if sha256 is not None else weak
     for algorithm, digest in expected.items():
-        got = _file_digest(path, algorithm)
+        got = file_digest(path, algorithm)
         if got != digest:
             raise DownloadError(
                 f'{_DIGEST_NAMES[algorithm]} mismatch for {name} ({url}): expected {digest}, '
@@ -432,16 +441,16 @@ def _check_cached(path: str, url: str, sha256: str | None, weak: dict[str, str])
             expected = f.read().strip() or None
     if expected is None:
         for algorithm, digest in weak.items():
-            got = _file_digest(path, algorithm)
+            got = file_digest(path, algorithm)
             if got != digest:
                 raise DownloadError(
                     f'the cached copy of {url} at {path} does not match its '
                     f'{_DIGEST_NAMES[algorithm]} (expected {digest}, got {got}); '
                     'delete it to download it again')
         if weak:
-            _atomic_write_text(recorded, _file_digest(path, 'sha256') + '\n')
+            _atomic_write_text(recorded, file_digest(path, 'sha256') + '\n')
         return
-    got = _file_digest(path, 'sha256')
+    got = file_digest(path, 'sha256')
     if got != expected:
         raise DownloadError(
             f'the cached copy of {url} at {path} does not match its SHA-256 '
@@ -516,7 +525,7 @@ def cached_download(url: str, *, sha256: str | None = None, md5: str | None = No
                 raise DownloadError(f'{e} (mirror of {url})') from None
             raise
         if sha256 is None:
-            _atomic_write_text(path + '.sha256', _file_digest(part, 'sha256') + '\n')
+            _atomic_write_text(path + '.sha256', file_digest(part, 'sha256') + '\n')
         os.replace(part, path)
     return path
 

@@ -18,7 +18,6 @@ before each later use. The caffemodel is then converted with the model's
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -72,21 +71,13 @@ def _mirror() -> str:
     return os.environ.get('CATENA_DATASET_MIRROR', '').strip()
 
 
-def _sha1(path: str) -> str:
-    digest = hashlib.sha1()
-    with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(1 << 20), b''):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _placed_by_hand(weights: PublishedWeights) -> str | None:
     path = os.path.join(models_directory(), weights.caffemodel)
     if not os.path.exists(path):
         return None
     if weights.sha1 is None:
         return path
-    got = _sha1(path)
+    got = download.file_digest(path, 'sha1')
     if got != weights.sha1:
         raise download.DownloadError(
             f'{path} does not match the published SHA-1 of {weights.caffemodel} '
