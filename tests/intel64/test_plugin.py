@@ -110,7 +110,8 @@ def test_missing_libgomp_names_the_system_package(tmp_path: pathlib.Path) -> Non
 
 def test_test_backend_params() -> None:
     params = dict(_manager.call_each('catena_test_backend_params'))['intel64']
-    assert params == [{'device': '@intel64', 'marks': ['ideep']}]
+    assert params == [{'device': '@intel64', 'config': {'use_ideep': 'always'},
+                       'marks': ['ideep']}]
 
 
 def test_backend_module_is_catena_intel64() -> None:

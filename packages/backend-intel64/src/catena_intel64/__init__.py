@@ -15,6 +15,7 @@ import numpy
 
 from catena_intel64 import _dnnl
 from catena_intel64.device import Intel64Device
+from catena_intel64.report import KernelReport
 
 __version__ = '0.1.0'
 
@@ -110,6 +111,6 @@ def dnnl_version() -> _dnnl.DnnlVersion:
 
 
 __all__ = [
-    'Intel64Device', 'check_ideep_available', 'dnnl_version', 'inputs_all_ready',
+    'Intel64Device', 'KernelReport', 'check_ideep_available', 'dnnl_version', 'inputs_all_ready',
     'is_ideep_available', 'should_use_ideep',
 ]

@@ -28,7 +28,7 @@ def catena_backend_modules() -> dict[str, types.ModuleType]:
 
 @hookimpl
 def catena_test_backend_params() -> list[dict[str, Any]]:
-    return [{'device': '@intel64', 'marks': ['ideep']}]
+    return [{'device': '@intel64', 'config': {'use_ideep': 'always'}, 'marks': ['ideep']}]
 
 
 @hookimpl
@@ -42,3 +42,21 @@ def catena_runtime_info() -> list[str]:
     commit = f' ({version.hash})' if version.hash else ''
     return [f'oneDNN: {version}{commit}, CPU runtime {version.cpu_runtime}, '
             f'ISA {_dnnl.effective_cpu_isa()} ({_dnnl.library_path()})']
+
+
+@hookimpl
+def catena_register_kernels() -> list[Any]:
+    from catena_intel64 import _dnnl
+
+    if _dnnl.load_error() is not None:
+        return []
+    from catena_intel64.kernels import all_kernels
+
+    return all_kernels()
+
+
+@hookimpl
+def catena_config_defaults() -> dict[str, Any]:
+    import os
+
+    return {'ideep_fpmath_mode': os.environ.get('CATENA_IDEEP_FPMATH_MODE', 'strict')}

@@ -1,0 +1,37 @@
+"""catena-intel64's oneDNN kernels, one module per op under the core's category path.
+
+:func:`all_kernels` lists them for the ``catena_register_kernels`` hook. Each
+kernel runs on plain NumPy arrays (the ``'@numpy'`` and ``'@intel64'``
+devices hold the same arrays) while ``catena.config.use_ideep`` is not
+``'never'``, and returns :data:`catena.Fallback` for what oneDNN does not
+cover, so that the generic code runs instead. Every module named in
+:data:`MODULES` has ``registrations()``: ``(FunctionNode class, kernel)``
+pairs.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from catena.backends import Kernel
+
+MODULES = (
+    'connection.convolution_2d',
+    'connection.deconvolution_2d',
+    'normalization.batch_normalization',
+    'normalization.local_response_normalization',
+    'pooling.average_pooling_2d',
+    'pooling.max_pooling_2d',
+)
+
+
+def all_kernels() -> list[Kernel]:
+    """Returns every oneDNN kernel as a :class:`catena.backends.Kernel` record."""
+    from catena.backends._numpy import CpuDevice
+
+    kernels = []
+    for name in MODULES:
+        module = importlib.import_module(f'{__name__}.{name}')
+        for node_class, forward in module.registrations():
+            kernels.append(Kernel(node_class, CpuDevice, forward, 'use_ideep'))
+    return kernels
