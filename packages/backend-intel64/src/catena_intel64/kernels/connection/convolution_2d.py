@@ -6,8 +6,9 @@ The input gradient of a convolution is a ``deconvolution_2d``, whose kernel
 Geometry is Chainer's: ``x`` ``(n, c, h, w)``, ``W`` ``(c_out, c / groups,
 kh, kw)``. oneDNN wants grouped weights as ``(groups, c_out / groups,
 c / groups, kh, kw)``, which is the same memory. Chainer's ``cover_all`` and
-any bottom/right remainder become oneDNN's right padding, and its dilation
-``d`` is oneDNN's ``d - 1``.
+any bottom/right remainder become oneDNN's right padding (negative when the
+last window stops short of the border, as in ResNet's 1x1 stride-2
+shortcuts), and its dilation ``d`` is oneDNN's ``d - 1``.
 """
 
 from __future__ import annotations
@@ -46,19 +47,16 @@ class Geometry(NamedTuple):
 
 
 def geometry(node: Any, x_shape: tuple[int, ...], w_shape: tuple[int, ...],
-             y_hw: tuple[int, ...]) -> Geometry | None:
+             y_hw: tuple[int, ...]) -> Geometry:
     """The geometry of ``node``'s convolution from ``x`` to an output of size ``y_hw``.
 
     ``node`` has Chainer's attributes ``sy, sx, ph, pw, dy, dx, groups``.
-    Returns None when oneDNN cannot express it (a negative right padding).
     """
     stride = (node.sy, node.sx)
     pad = (node.ph, node.pw)
     dilate = (node.dy, node.dx)
     pad_r = tuple((out - 1) * s + (k - 1) * d + 1 - size - p for out, s, k, d, size, p
                   in zip(y_hw, stride, w_shape[2:], dilate, x_shape[2:], pad))
-    if min(pad_r) < 0:
-        return None
     y_shape = (x_shape[0], w_shape[0]) + tuple(y_hw)
     return Geometry(x_shape, w_shape, y_shape, stride, pad, pad_r,  # type: ignore[arg-type]
                     dilate, node.groups, _common.fpmath_bf16())
@@ -104,8 +102,6 @@ def convolution_2d(node: Any, inputs: tuple[Any, ...]) -> Any:
     y_hw = _conv_core.conv_outsizes('convolution_2d', x.shape, W.shape, (node.sy, node.sx),
                                     (node.ph, node.pw), node.cover_all, (node.dy, node.dx))
     g = geometry(node, x.shape, W.shape, y_hw)
-    if g is None:
-        return Fallback
     operation = _primitive.cached(('convolution_2d', g, b is not None),
                                   lambda: _build_forward(g, b is not None))
     if operation is None:
@@ -140,7 +136,7 @@ def convolution_2d_grad_w(node: Any, inputs: tuple[Any, ...]) -> Any:
     c_out = gy.shape[1]
     w_shape = (c_out, x.shape[1] // node.groups, node.kh, node.kw)
     g = geometry(node, x.shape, w_shape, gy.shape[2:])
-    if g is None or g.y_shape != gy.shape:
+    if g.y_shape != gy.shape:
         return Fallback
     operation = _primitive.cached(('convolution_2d_grad_w', g), lambda: _build_grad_w(g))
     if operation is None:

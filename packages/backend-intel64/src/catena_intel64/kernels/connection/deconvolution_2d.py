@@ -48,7 +48,7 @@ def deconvolution_2d(node: Any, inputs: tuple[Any, ...]) -> Any:
         outsize, (node.dy, node.dx))
     y_shape = (x.shape[0], W.shape[1] * node.groups) + tuple(out_hw)
     g = _conv.geometry(node, y_shape, W.shape, x.shape[2:])
-    if g is None or g.y_shape != x.shape:
+    if g.y_shape != x.shape:
         return Fallback
     operation = _primitive.cached(('deconvolution_2d', g), lambda: _build(g))
     if operation is None:

@@ -1,0 +1,160 @@
+"""oneDNN kernels of ``linear``: the forward, the input gradient and the weight gradient.
+
+``LinearFunction`` computes ``y = x W^T + b`` for ``x`` ``(n, in)``, ``W``
+``(out, in)`` and ``b`` ``(out,)`` (``F.linear`` flattens batch axes before
+the node sees ``x``). These are oneDNN's inner product primitives
+(forward-training, backward-data, backward-weights) with every argument in
+its plain row-major layout: ``W`` is oneDNN's ``oi`` as it is, so a large
+fully connected layer (VGG's 25088x4096 ``fc6``) is never reordered.
+Letting oneDNN choose the layouts picks a blocked-weight implementation
+whose per-call reorder of ``W`` costs 2-5x the product itself; with plain
+layouts it runs its JIT GEMM, measured as fast as the matmul primitive on
+``W``'s transposed view at every shape tried.
+
+Under ``use_ideep='auto'`` products of fewer than :data:`AUTO_MIN_MACS`
+multiply-accumulates run NumPy's ``dot``: a oneDNN call costs a few
+microseconds of fixed overhead that BLAS does not have.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from catena.backends import Fallback
+from catena_intel64 import _capi, _primitive
+from catena_intel64._primitive import MemoryDesc, Operation, PrimitiveDesc
+from catena_intel64.kernels import _common
+
+AUTO_MIN_MACS = 1 << 19
+"""Under 'auto', smaller products (``n * in * out``) are left to NumPy."""
+
+
+def _declines(n: int, n_in: int, n_out: int) -> bool:
+    """Whether the kernel leaves an ``(n, in) x (in, out)`` product to the generic code."""
+    if n == 0 or n_in == 0 or n_out == 0:
+        return True
+    from catena.configuration import config
+
+    return config.use_ideep == 'auto' and n * n_in * n_out < AUTO_MIN_MACS
+
+
+def _plain(shape: tuple[int, ...]) -> MemoryDesc:
+    return MemoryDesc.plain(shape, _common.FLOAT32)
+
+
+def _forward_pd(n: int, n_in: int, n_out: int, with_bias: bool, bf16: bool) -> PrimitiveDesc:
+    """The forward inner product (also the backward passes' hint), all layouts plain."""
+    return PrimitiveDesc(
+        'dnnl_inner_product_forward_primitive_desc_create', _primitive.engine(),
+        _capi.FORWARD_TRAINING, _plain((n, n_in)), _plain((n_out, n_in)),
+        _plain((n_out,)) if with_bias else None, _plain((n, n_out)), _common.attributes(bf16))
+
+
+def _build_forward(n: int, n_in: int, n_out: int, with_bias: bool, bf16: bool) -> Operation:
+    inputs: list[tuple[int, tuple[int, ...], _primitive.Query]] = [
+        (_capi.ARG_SRC, (n, n_in), _capi.QUERY_SRC_MD),
+        (_capi.ARG_WEIGHTS, (n_out, n_in), _capi.QUERY_WEIGHTS_MD)]
+    if with_bias:
+        inputs.append((_capi.ARG_BIAS, (n_out,), (_capi.QUERY_WEIGHTS_MD, 1)))
+    return Operation('linear', _forward_pd(n, n_in, n_out, with_bias, bf16), _common.FLOAT32,
+                     inputs, [(_capi.ARG_DST, (n, n_out), _capi.QUERY_DST_MD)])
+
+
+def linear(node: Any, inputs: tuple[Any, ...]) -> Any:
+    """``LinearFunction.forward`` (inputs ``x``, ``W`` and maybe ``b``) on oneDNN, or Fallback."""
+    x, W = inputs[:2]
+    b = inputs[2] if len(inputs) == 3 else None
+    if not _common.all_float32(x, W, b):
+        return Fallback
+    (n, n_in), n_out = x.shape, W.shape[0]
+    if _declines(n, n_in, n_out):
+        return Fallback
+    with_bias = b is not None
+    bf16 = _common.fpmath_bf16()
+    operation = _primitive.cached(('linear', n, n_in, n_out, with_bias, bf16),
+                                  lambda: _build_forward(n, n_in, n_out, with_bias, bf16))
+    if operation is None:
+        return Fallback
+    y = numpy.empty((n, n_out), _common.FLOAT32)
+    arrays = (x, W) if b is None else (x, W, b)
+    operation(*[_common.contiguous(a) for a in arrays], y)
+    node.retain_inputs((0, 1))
+    _common.mark(node, operation)
+    return y,
+
+
+def _build_grad_data(n: int, n_in: int, n_out: int, bf16: bool) -> Operation:
+    pd = PrimitiveDesc(
+        'dnnl_inner_product_backward_data_primitive_desc_create', _primitive.engine(),
+        _plain((n, n_in)), _plain((n_out, n_in)), _plain((n, n_out)),
+        _forward_pd(n, n_in, n_out, False, bf16), _common.attributes(bf16))
+    return Operation('linear_grad_data', pd, _common.FLOAT32,
+                     [(_capi.ARG_DIFF_DST, (n, n_out), _capi.QUERY_DIFF_DST_MD),
+                      (_capi.ARG_WEIGHTS, (n_out, n_in), _capi.QUERY_WEIGHTS_MD)],
+                     [(_capi.ARG_DIFF_SRC, (n, n_in), _capi.QUERY_DIFF_SRC_MD)])
+
+
+def linear_grad_data(node: Any, inputs: tuple[Any, ...]) -> Any:
+    """``LinearGradData.forward`` (inputs ``W``, ``gy``; ``gx = gy W``) on oneDNN, or Fallback."""
+    W, gy = inputs
+    if not _common.all_float32(W, gy) or W.ndim != 2 or gy.ndim != 2:
+        return Fallback
+    (n_out, n_in), n = W.shape, gy.shape[0]
+    if gy.shape[1] != n_out or _declines(n, n_in, n_out):
+        return Fallback
+    bf16 = _common.fpmath_bf16()
+    operation = _primitive.cached(('linear_grad_data', n, n_in, n_out, bf16),
+                                  lambda: _build_grad_data(n, n_in, n_out, bf16))
+    if operation is None:
+        return Fallback
+    gx = numpy.empty((n, n_in), _common.FLOAT32)
+    operation(_common.contiguous(gy), _common.contiguous(W), gx)
+    node.retain_inputs((0, 1))
+    _common.mark(node, operation)
+    return gx,
+
+
+def _build_grad_weight(n: int, n_in: int, n_out: int, bf16: bool) -> Operation:
+    pd = PrimitiveDesc(
+        'dnnl_inner_product_backward_weights_primitive_desc_create', _primitive.engine(),
+        _plain((n, n_in)), _plain((n_out, n_in)), None, _plain((n, n_out)),
+        _forward_pd(n, n_in, n_out, False, bf16), _common.attributes(bf16))
+    return Operation('linear_grad_weight', pd, _common.FLOAT32,
+                     [(_capi.ARG_SRC, (n, n_in), _capi.QUERY_SRC_MD),
+                      (_capi.ARG_DIFF_DST, (n, n_out), _capi.QUERY_DIFF_DST_MD)],
+                     [(_capi.ARG_DIFF_WEIGHTS, (n_out, n_in), _capi.QUERY_DIFF_WEIGHTS_MD)])
+
+
+def linear_grad_weight(node: Any, inputs: tuple[Any, ...]) -> Any:
+    """``LinearGradWeight.forward`` (inputs ``x``, ``gy``; ``gW = gy^T x``) on oneDNN, or Fallback.
+
+    The core's node computes only ``gW``; the bias gradient is a separate
+    ``sum`` of ``gy`` over the batch axis.
+    """
+    x, gy = inputs
+    if not _common.all_float32(x, gy) or x.ndim != 2 or gy.ndim != 2:
+        return Fallback
+    (n, n_in), n_out = x.shape, gy.shape[1]
+    if gy.shape[0] != n or _declines(n, n_in, n_out):
+        return Fallback
+    bf16 = _common.fpmath_bf16()
+    operation = _primitive.cached(('linear_grad_weight', n, n_in, n_out, bf16),
+                                  lambda: _build_grad_weight(n, n_in, n_out, bf16))
+    if operation is None:
+        return Fallback
+    gW = numpy.empty((n_out, n_in), _common.FLOAT32)
+    operation(_common.contiguous(x), _common.contiguous(gy), gW)
+    node.retain_inputs((0, 1))
+    _common.mark(node, operation)
+    return gW,
+
+
+def registrations() -> list[tuple[type, Any]]:
+    """The kernels of this module, by the FunctionNode class they implement."""
+    from catena.functions.connection import linear as nodes
+
+    return [(nodes.LinearFunction, linear),
+            (nodes.LinearGradData, linear_grad_data),
+            (nodes.LinearGradWeight, linear_grad_weight)]
