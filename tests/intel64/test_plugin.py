@@ -187,3 +187,32 @@ def test_inputs_all_ready() -> None:
     assert catena_intel64.inputs_all_ready((x2, x3)) is False
     assert catena_intel64.inputs_all_ready((x3,), supported_ndim=(3,)) is True
     assert catena_intel64.inputs_all_ready((x2, 1.0)) is False
+
+
+WAIT_POLICY = '''
+    import os, catena_intel64
+    assert catena_intel64.is_ideep_available()
+    print(os.environ.get('OMP_WAIT_POLICY'))
+'''
+
+
+def test_loading_onednn_makes_idle_openmp_threads_sleep() -> None:
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ('OMP_WAIT_POLICY', 'GOMP_SPINCOUNT')}
+    result = subprocess.run([sys.executable, '-c', textwrap.dedent(WAIT_POLICY)],
+                            env=environment, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ['PASSIVE']
+
+
+@pytest.mark.parametrize('name, value', [('OMP_WAIT_POLICY', 'ACTIVE'),
+                                         ('GOMP_SPINCOUNT', '10000')])
+def test_loading_onednn_keeps_the_users_openmp_wait_setting(name: str, value: str) -> None:
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ('OMP_WAIT_POLICY', 'GOMP_SPINCOUNT')}
+    environment[name] = value
+    result = subprocess.run([sys.executable, '-c', textwrap.dedent(WAIT_POLICY)],
+                            env=environment, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    expected = value if name == 'OMP_WAIT_POLICY' else 'None'
+    assert result.stdout.split() == [expected]

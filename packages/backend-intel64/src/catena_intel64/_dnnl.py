@@ -9,6 +9,13 @@ wherever GCC is installed).
 
 ``CATENA_ONEDNN_LIBRARY=/path/to/libdnnl.so.3`` loads another build instead.
 The outcome of loading is remembered: :func:`load` tries once per process.
+
+Unless the user has set ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT``, loading sets
+``OMP_WAIT_POLICY=PASSIVE`` first (libgomp reads it when it is loaded): by
+default OpenMP threads keep spinning on the cores after each oneDNN call,
+which slows whatever runs next (NumPy's BLAS threads, data-loading
+processes) and makes oneDNN itself erratic on a busy machine. A sleeping
+thread costs a few microseconds to wake at the next call.
 """
 
 from __future__ import annotations
@@ -86,6 +93,7 @@ def load() -> ctypes.CDLL:
             if not _tried:
                 try:
                     _path = find_library()
+                    _quiet_openmp_threads()
                     _library = _open(_path)
                 except RuntimeError as error:
                     _error = str(error)
@@ -133,6 +141,11 @@ def find_library() -> str:
             return os.path.normpath(file.locate())
     raise RuntimeError(f'the {DISTRIBUTION} package lists no {SONAME} '
                        f'(pip install --force-reinstall {DISTRIBUTION})')
+
+
+def _quiet_openmp_threads() -> None:
+    if 'OMP_WAIT_POLICY' not in os.environ and 'GOMP_SPINCOUNT' not in os.environ:
+        os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'
 
 
 def _open(path: str) -> ctypes.CDLL:
