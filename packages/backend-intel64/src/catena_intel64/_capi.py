@@ -166,6 +166,7 @@ _PROTOTYPES: dict[str, list[Any]] = {
     'dnnl_concat_primitive_desc_create': [_PP, _P, _P, _I, _I, _PP, _P],
     'dnnl_sum_primitive_desc_create': [_PP, _P, _P, _I, ctypes.POINTER(_F), _PP, _P],
     'dnnl_binary_primitive_desc_create': [_PP, _P, _I, _P, _P, _P, _P],
+    'dnnl_matmul_primitive_desc_create': [_PP, _P, _P, _P, _P, _P, _P],
     'dnnl_convolution_forward_primitive_desc_create':
         [_PP, _P, _I, _I, _P, _P, _P, _P, _D, _D, _D, _D, _P],
     'dnnl_convolution_backward_data_primitive_desc_create':

@@ -91,12 +91,17 @@ class MemoryDesc:
     @classmethod
     def plain(cls, shape: Sequence[int], dtype: numpy.dtype) -> MemoryDesc:
         """The descriptor of a C-contiguous array of ``shape`` and ``dtype``."""
-        ndim = len(shape)
-        strides = [1] * ndim
-        for axis in range(ndim - 2, -1, -1):
+        strides = [1] * len(shape)
+        for axis in range(len(shape) - 2, -1, -1):
             strides[axis] = strides[axis + 1] * shape[axis + 1]
+        return cls.strided(shape, dtype, strides)
+
+    @classmethod
+    def strided(cls, shape: Sequence[int], dtype: numpy.dtype,
+                strides: Sequence[int]) -> MemoryDesc:
+        """The descriptor of an array of ``shape`` with ``strides`` counted in elements."""
         handle = ctypes.c_void_p()
-        check('dnnl_memory_desc_create_with_strides', ctypes.byref(handle), ndim,
+        check('dnnl_memory_desc_create_with_strides', ctypes.byref(handle), len(shape),
               ctypes.byref(_capi.dims(shape)), _require_type(dtype),
               ctypes.byref(_capi.dims(strides)))
         return cls(handle)
@@ -296,7 +301,9 @@ class Operation:
         inputs: ``(DNNL_ARG_*, shape, query)`` of each array the primitive
             reads, in the order :meth:`__call__` takes them; ``query`` is a
             ``QUERY_*_MD`` or a ``(QUERY_*_MD, index)`` pair (the bias is
-            ``(QUERY_WEIGHTS_MD, 1)``).
+            ``(QUERY_WEIGHTS_MD, 1)``). A :class:`MemoryDesc` in place of
+            the shape describes the caller's array itself (a strided view),
+            which is then never reordered.
         outputs: The same for each array it writes.
         internal: ``(DNNL_ARG_*, query)`` of each buffer that only the
             primitive uses (a workspace); :meth:`__call__` takes them after
@@ -310,8 +317,8 @@ class Operation:
     """
 
     def __init__(self, name: str, pd: PrimitiveDesc, dtype: numpy.dtype,
-                 inputs: Sequence[tuple[int, Sequence[int], Query]],
-                 outputs: Sequence[tuple[int, Sequence[int], Query]] = (),
+                 inputs: Sequence[tuple[int, Sequence[int] | MemoryDesc, Query]],
+                 outputs: Sequence[tuple[int, Sequence[int] | MemoryDesc, Query]] = (),
                  internal: Sequence[tuple[int, Query]] = ()) -> None:
         self.name = name
         self.pd = pd
@@ -336,9 +343,9 @@ class Operation:
             args.append((arg, memory))
         self._primitive = _Primitive(pd, args)
 
-    def _bind(self, shape: Sequence[int], dtype: numpy.dtype, wanted: MemoryDesc,
-              into: bool) -> _Memory:
-        plain = MemoryDesc.plain(shape, dtype)
+    def _bind(self, shape: Sequence[int] | MemoryDesc, dtype: numpy.dtype,
+              wanted: MemoryDesc, into: bool) -> _Memory:
+        plain = shape if isinstance(shape, MemoryDesc) else MemoryDesc.plain(shape, dtype)
         user = _Memory(plain)
         self._user.append(user)
         if wanted == plain:

@@ -16,8 +16,11 @@ import importlib
 from catena.backends import Kernel
 
 MODULES = (
+    'array.concat',
     'connection.convolution_2d',
     'connection.deconvolution_2d',
+    'connection.linear',
+    'math.basic_math',
     'normalization.batch_normalization',
     'normalization.local_response_normalization',
     'pooling.average_pooling_2d',
