@@ -21,10 +21,10 @@ Cases (networks in ``_intel64_models.py``, random weights from a fixed seed):
     (torch: eval mode under ``torch.no_grad()``).
 
 Variants: ``generic`` (``use_ideep='never'``: catena's NumPy code),
-``onednn`` (``use_ideep='always'``: every op that has a oneDNN kernel runs
-it), ``onednn-bf16`` (the same with ``catena.config.ideep_fpmath_mode =
-'bf16'``: bfloat16 compute with float32 accumulation in convolutions and
-linear layers; ResNet-18 and VGG-16 only; on by default when oneDNN's ISA
+``onednn`` (``use_ideep='auto'``, catena's default: each op runs its oneDNN
+kernel where that measured faster than NumPy), ``onednn-bf16`` (the same
+with ``catena.config.ideep_fpmath_mode = 'bf16'``: bfloat16 compute with
+float32 accumulation in convolutions; ResNet-18 and VGG-16 only; on by default when oneDNN's ISA
 has bfloat16 instructions) and ``torch`` (PyTorch's eager CPU path). Every
 variant starts from the same weights (catena's, copied into torch).
 
@@ -126,8 +126,8 @@ QUICK = (1, 0.0, 3)
 # variant -> (use_ideep, ideep_fpmath_mode); torch is separate
 CATENA_VARIANTS = {
     'generic': ('never', 'strict'),
-    'onednn': ('always', 'strict'),
-    'onednn-bf16': ('always', 'bf16'),
+    'onednn': ('auto', 'strict'),
+    'onednn-bf16': ('auto', 'bf16'),
 }
 
 

@@ -16,6 +16,11 @@ import importlib
 from catena.backends import Kernel
 
 MODULES = (
+    'activation.elu',
+    'activation.leaky_relu',
+    'activation.relu',
+    'activation.sigmoid',
+    'activation.tanh',
     'array.concat',
     'connection.convolution_2d',
     'connection.deconvolution_2d',
