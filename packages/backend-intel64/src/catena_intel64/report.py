@@ -36,13 +36,13 @@ class KernelReport(function_hook.FunctionHook):
         >>> x = catena.Variable(np.ones((1, 3, 8, 8), np.float32))
         >>> W = np.ones((4, 3, 3, 3), np.float32)
         >>> with catena.using_config('use_ideep', 'always'), KernelReport() as report:
-        ...     y = F.relu(F.convolution_2d(x, W))
-        >>> report.summary()['ReLU']
+        ...     y = F.softplus(F.convolution_2d(x, W))
+        >>> report.summary()['Softplus']
         Counter({'generic': 1})
         >>> report.print_report()  # doctest: +SKIP
         FunctionName           Implementation                           Occurrence
         Convolution2DFunction  oneDNN convolution_2d (jit:avx512_core)           1
-        ReLU                   generic                                           1
+        Softplus               generic                                           1
     """
 
     name = 'KernelReport'
