@@ -196,3 +196,16 @@ def test_catena_info_says_why_onednn_is_unavailable(tmp_path: pathlib.Path) -> N
     assert reason.startswith(f'oneDNN: unavailable (oneDNN could not be loaded from {library}: ')
     device = next(line.strip() for line in lines if line.strip().startswith('@intel64:'))
     assert device.startswith(f'@intel64: unavailable: oneDNN could not be loaded from {library}')
+
+
+def test_every_kernel_module_is_registered_by_the_plugin() -> None:
+    import importlib
+
+    from catena.backends import _registry
+    from catena_intel64 import kernels
+
+    _registry.kernels.get((None, None))  # loads the plugins and builds the tables
+    for name in kernels.MODULES:
+        module = importlib.import_module(f'catena_intel64.kernels.{name}')
+        for node_class, forward in module.registrations():
+            assert _registry.kernels[(node_class, numpy.ndarray)].forward is forward, name

@@ -34,24 +34,6 @@ def _module(name: str) -> Any:
     return importlib.import_module(f'catena_intel64.kernels.activation.{name}')
 
 
-@pytest.fixture(scope='module', autouse=True)
-def activation_kernels():
-    """Registers this file's kernels for its tests when the plugin does not yet do it."""
-    from catena.backends import Kernel, _registry
-    from catena.backends._numpy import CpuDevice
-
-    _registry.kernels.get((None, None))  # loads the plugins and builds the real tables
-    kernels, node_classes = _registry.kernels, _registry.kernel_node_classes
-    table = dict(kernels)
-    for name in MODULES:
-        for node_class, forward in _module(name).registrations():
-            table.setdefault((node_class, numpy.ndarray),
-                             Kernel(node_class, CpuDevice, forward, 'use_ideep'))
-    _registry.kernels = table
-    _registry.kernel_node_classes = frozenset(node_class for node_class, _ in table)
-    yield
-    _registry.kernels, _registry.kernel_node_classes = kernels, node_classes
-
 
 class Op(NamedTuple):
     """One activation as the tests call it."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy
@@ -19,28 +18,7 @@ from catena_intel64 import _primitive  # noqa: E402
 
 pytestmark = pytest.mark.ideep
 
-MODULES = ('math.basic_math',)
 
-
-@pytest.fixture(scope='module', autouse=True)
-def add_kernels():
-    """Registers this file's kernels for its tests when the plugin does not yet do it."""
-    from catena.backends import Kernel, _registry
-    from catena.backends._numpy import CpuDevice
-
-    _registry.kernels.get((None, None))  # loads the plugins and builds the real tables
-    kernels, node_classes = _registry.kernels, _registry.kernel_node_classes
-    table = dict(kernels)
-    for name in MODULES:
-        module = importlib.import_module(f'catena_intel64.kernels.{name}')
-        for node_class, forward in module.registrations():
-            for array_type in CpuDevice.supported_array_types:
-                table.setdefault((node_class, array_type),
-                                 Kernel(node_class, CpuDevice, forward, 'use_ideep'))
-    _registry.kernels = table
-    _registry.kernel_node_classes = frozenset(node_class for node_class, _ in table)
-    yield
-    _registry.kernels, _registry.kernel_node_classes = kernels, node_classes
 
 
 def _arrays(shapes: list[tuple[int, ...]], dtype: Any = numpy.float32,

@@ -33,24 +33,6 @@ NAMES = ('batch_normalization', 'batch_normalization_grad', 'fixed_batch_normali
 TOL = {'atol': 1e-4, 'rtol': 1e-4}
 
 
-@pytest.fixture(scope='module', autouse=True)
-def batch_normalization_kernels():
-    """Registers this file's kernels for its tests when the plugin does not yet do it."""
-    from catena.backends import Kernel, _registry
-    from catena.backends._numpy import CpuDevice
-
-    _registry.kernels.get((None, None))  # loads the plugins and builds the real tables
-    kernels, node_classes = _registry.kernels, _registry.kernel_node_classes
-    table = dict(kernels)
-    for node_class, forward in importlib.import_module(MODULE).registrations():
-        for array_type in CpuDevice.supported_array_types:
-            table.setdefault((node_class, array_type),
-                             Kernel(node_class, CpuDevice, forward, 'use_ideep'))
-    _registry.kernels = table
-    _registry.kernel_node_classes = frozenset(node_class for node_class, _ in table)
-    yield
-    _registry.kernels, _registry.kernel_node_classes = kernels, node_classes
-
 
 def _calls() -> collections.Counter[str]:
     return collections.Counter({name: _primitive.calls[name] for name in NAMES})

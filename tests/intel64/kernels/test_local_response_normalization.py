@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import importlib
 from typing import Any
 
 import numpy
@@ -23,29 +22,9 @@ from catena_intel64.kernels.normalization import (  # noqa: E402
 
 pytestmark = pytest.mark.ideep
 
-MODULES = ('normalization.local_response_normalization',)
 NAMES = ('local_response_normalization', 'local_response_normalization_grad')
 TOL = {'atol': 1e-5, 'rtol': 1e-5}
 
-
-@pytest.fixture(scope='module', autouse=True)
-def lrn_kernels():
-    """Registers this file's kernels for its tests when the plugin does not yet do it."""
-    from catena.backends import Kernel, _registry
-    from catena.backends._numpy import CpuDevice
-
-    _registry.kernels.get((None, None))  # loads the plugins and builds the real tables
-    kernels, node_classes = _registry.kernels, _registry.kernel_node_classes
-    table = dict(kernels)
-    for name in MODULES:
-        module = importlib.import_module(f'catena_intel64.kernels.{name}')
-        for node_class, forward in module.registrations():
-            table.setdefault((node_class, numpy.ndarray),
-                             Kernel(node_class, CpuDevice, forward, 'use_ideep'))
-    _registry.kernels = table
-    _registry.kernel_node_classes = frozenset(node_class for node_class, _ in table)
-    yield
-    _registry.kernels, _registry.kernel_node_classes = kernels, node_classes
 
 
 def _calls() -> collections.Counter[str]:
