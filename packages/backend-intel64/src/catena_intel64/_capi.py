@@ -1,7 +1,7 @@
 """The part of oneDNN's C API (3.x) that catena-intel64 calls, bound with :mod:`ctypes`.
 
 Every handle (engine, stream, memory descriptor, memory, primitive
-descriptor, primitive, attributes) is an opaque pointer, held here as a
+descriptor, primitive) is an opaque pointer, held here as a
 ``c_void_p``. :func:`check` turns a non-zero ``dnnl_status_t`` into
 :class:`DnnlError`; :data:`lib` is the library with every prototype below
 declared, so that Python floats and ints convert to the C types the API
@@ -65,15 +65,12 @@ POOLING_AVG_INCLUDE_PADDING = 0x2ff
 POOLING_AVG_EXCLUDE_PADDING = 0x3ff
 LRN_ACROSS_CHANNELS = 0xaff
 BINARY_ADD = 0x1fff0
+BINARY_MUL = 0x1fff1
 
 # dnnl_normalization_flags_t
 USE_GLOBAL_STATS = 0x1
 USE_SCALE = 0x2
 USE_SHIFT = 0x4
-
-# dnnl_fpmath_mode_t
-FPMATH_STRICT = 0
-FPMATH_BF16 = 1
 
 # dnnl_query_t
 QUERY_IMPL_INFO_STR = 8
@@ -153,9 +150,6 @@ _PROTOTYPES: dict[str, list[Any]] = {
     'dnnl_memory_create': [_PP, _P, _P, _P],
     'dnnl_memory_set_data_handle': [_P, _P],
     'dnnl_memory_destroy': [_P],
-    'dnnl_primitive_attr_create': [_PP],
-    'dnnl_primitive_attr_destroy': [_P],
-    'dnnl_primitive_attr_set_fpmath_mode': [_P, _I],
     'dnnl_primitive_desc_query': [_P, _I, _I, _P],
     'dnnl_primitive_desc_query_md': [_P, _I, _I],
     'dnnl_primitive_desc_destroy': [_P],

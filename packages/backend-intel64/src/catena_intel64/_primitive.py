@@ -7,7 +7,7 @@ per argument (its data pointer is set at each call, so no copy is made), and
 a reorder for each argument whose layout oneDNN wants differently from the
 plain C-contiguous array the user holds. :func:`cached` keeps operations per
 thread under a key the kernel builds from everything that defines the
-primitive (op, shapes, dtypes, parameters, attributes), so that a training
+primitive (op, shapes, dtypes, parameters, compute mode), so that a training
 loop builds each primitive once.
 
 Every array handed in or out is a plain C-contiguous NumPy array; blocked
@@ -164,34 +164,13 @@ def _require_type(dtype: numpy.dtype | str) -> int:
     return value
 
 
-class Attributes:
-    """Owned primitive attributes (``dnnl_primitive_attr_t``).
-
-    Args:
-        fpmath_bf16: Allow implicit float32 to bfloat16 down-conversion
-            (bf16 compute with float32 accumulation).
-    """
-
-    __slots__ = ('handle',)
-
-    def __init__(self, fpmath_bf16: bool = False) -> None:
-        self.handle = ctypes.c_void_p()
-        check('dnnl_primitive_attr_create', ctypes.byref(self.handle))
-        if fpmath_bf16:
-            check('dnnl_primitive_attr_set_fpmath_mode', self.handle, _capi.FPMATH_BF16)
-
-    def __del__(self) -> None:
-        if self.handle:
-            lib.dnnl_primitive_attr_destroy(self.handle)
-
-
 class PrimitiveDesc:
     """An owned ``dnnl_primitive_desc_t``.
 
     Args:
         function: The ``dnnl_*_primitive_desc_create`` function's name.
         args: Its arguments after the output pointer; a :class:`MemoryDesc`,
-            :class:`Attributes` or :class:`PrimitiveDesc` stands for its
+            or :class:`PrimitiveDesc` stands for its
             handle, None for a null pointer.
 
     Raises:
@@ -230,7 +209,7 @@ class PrimitiveDesc:
 def _as_handle(value: Any) -> Any:
     if value is None:
         return None
-    if isinstance(value, (MemoryDesc, Attributes, PrimitiveDesc)):
+    if isinstance(value, (MemoryDesc, PrimitiveDesc)):
         return value.handle
     if isinstance(value, _capi.Dims):
         return ctypes.byref(value)

@@ -1,4 +1,4 @@
-"""What every oneDNN kernel shares: eligibility checks, attributes, the record of what ran."""
+"""What every oneDNN kernel shares: eligibility checks, the compute mode, what ran."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy
 
+from catena.configuration import config
 from catena_intel64 import _primitive
 
 FLOAT32 = numpy.dtype(numpy.float32)
@@ -34,8 +35,6 @@ def fpmath_bf16() -> bool:
     Raises:
         ValueError: The key holds neither ``'strict'`` nor ``'bf16'``.
     """
-    from catena.configuration import config
-
     mode = getattr(config, 'ideep_fpmath_mode', 'strict')
     if mode not in FPMATH_MODES:
         raise ValueError("catena.config.ideep_fpmath_mode must be 'strict' or 'bf16', "
@@ -51,17 +50,6 @@ def compute_dtype(bf16: bool) -> numpy.dtype | str:
     accumulates in float32; results and gradients stay float32 arrays.
     """
     return _primitive.BFLOAT16 if bf16 else FLOAT32
-
-
-_attributes: dict[bool, _primitive.Attributes] = {}
-
-
-def attributes(bf16: bool) -> _primitive.Attributes:
-    """Primitive attributes allowing (or not) bfloat16 compute; shared, never mutated."""
-    attr = _attributes.get(bf16)
-    if attr is None:
-        attr = _attributes[bf16] = _primitive.Attributes(fpmath_bf16=bf16)
-    return attr
 
 
 def mark(node: Any, operation: _primitive.Operation) -> None:

@@ -45,9 +45,6 @@ from catena_intel64 import _capi, _primitive
 from catena_intel64._primitive import MemoryDesc, Operation, PrimitiveDesc
 from catena_intel64.kernels import _common
 
-BINARY_MUL = 0x1fff1
-"""``dnnl_binary_mul`` (``dnnl_types.h``)."""
-
 NO_CROSSOVER = sys.maxsize
 """A threshold no array reaches: the kernel runs under ``'always'`` only."""
 
@@ -97,8 +94,8 @@ def _build_backward(name: str, algorithm: int, alpha: float, beta: float, size: 
 
 def _build_multiply(name: str, size: int) -> Operation:
     shape = (size,)
-    pd = PrimitiveDesc('dnnl_binary_primitive_desc_create', _primitive.engine(), BINARY_MUL,
-                       _plain(size), _plain(size), _plain(size), None)
+    pd = PrimitiveDesc('dnnl_binary_primitive_desc_create', _primitive.engine(),
+                       _capi.BINARY_MUL, _plain(size), _plain(size), _plain(size), None)
     return Operation(name, pd, _common.FLOAT32,
                      [(_capi.ARG_SRC, shape, _capi.QUERY_SRC_MD),
                       (_capi.ARG_SRC_1, shape, (_capi.QUERY_SRC_MD, 1))],

@@ -37,7 +37,7 @@ def _build(shapes: tuple[tuple[int, ...], ...], axis: int,
     handles = (ctypes.c_void_p * len(sources))(*[md.handle.value for md in sources])
     pd = PrimitiveDesc('dnnl_concat_primitive_desc_create', _primitive.engine(),
                        MemoryDesc.plain(y_shape, f32), len(shapes), axis, handles,
-                       _common.attributes(False))
+                       None)
     inputs: list[tuple[int, tuple[int, ...], _primitive.Query]] = [
         (_capi.ARG_MULTIPLE_SRC + i, shape, (_capi.QUERY_SRC_MD, i))
         for i, shape in enumerate(shapes)]

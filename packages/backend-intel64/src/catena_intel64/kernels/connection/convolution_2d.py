@@ -75,10 +75,11 @@ def forward_pd(g: Geometry, with_bias: bool) -> PrimitiveDesc:
         _capi.FORWARD_TRAINING, _capi.CONVOLUTION_DIRECT,
         MemoryDesc.any(g.x_shape, _common.compute_dtype(g.bf16)),
         MemoryDesc.any(g.dnnl_w_shape, _common.compute_dtype(g.bf16)), bias,
-        MemoryDesc.any(g.y_shape, f32), *_window(g), None)
+        MemoryDesc.any(g.y_shape, f32), *window(g), None)
 
 
-def _window(g: Geometry) -> tuple[Any, ...]:
+def window(g: Geometry) -> tuple[Any, ...]:
+    """oneDNN's strides, dilations (``d - 1``), left and right paddings of ``g``."""
     return (_capi.dims(g.stride), _capi.dims(d - 1 for d in g.dilate), _capi.dims(g.pad_l),
             _capi.dims(g.pad_r))
 
@@ -121,7 +122,7 @@ def _build_grad_w(g: Geometry) -> Operation:
         'dnnl_convolution_backward_weights_primitive_desc_create', _primitive.engine(),
         _capi.CONVOLUTION_DIRECT, MemoryDesc.any(g.x_shape, compute),
         MemoryDesc.any(g.dnnl_w_shape, f32), None, MemoryDesc.any(g.y_shape, compute),
-        *_window(g), forward_pd(g, False), None)
+        *window(g), forward_pd(g, False), None)
     return Operation('convolution_2d_grad_w', pd, f32,
                      [(_capi.ARG_SRC, g.x_shape, _capi.QUERY_SRC_MD),
                       (_capi.ARG_DIFF_DST, g.y_shape, _capi.QUERY_DIFF_DST_MD)],

@@ -28,8 +28,7 @@ def _build(g: _conv.Geometry) -> Operation:
         'dnnl_convolution_backward_data_primitive_desc_create', _primitive.engine(),
         _capi.CONVOLUTION_DIRECT, MemoryDesc.any(g.x_shape, f32),
         MemoryDesc.any(g.dnnl_w_shape, compute), MemoryDesc.any(g.y_shape, compute),
-        _capi.dims(g.stride), _capi.dims(d - 1 for d in g.dilate), _capi.dims(g.pad_l),
-        _capi.dims(g.pad_r), _conv.forward_pd(g, False), None)
+        *_conv.window(g), _conv.forward_pd(g, False), None)
     return Operation('deconvolution_2d', pd, f32,
                      [(_capi.ARG_DIFF_DST, g.y_shape, _capi.QUERY_DIFF_DST_MD),
                       (_capi.ARG_WEIGHTS, g.dnnl_w_shape, _capi.QUERY_WEIGHTS_MD)],

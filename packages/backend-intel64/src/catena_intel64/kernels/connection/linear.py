@@ -55,29 +55,29 @@ def _strided(shape: Sequence[int], strides: Sequence[int]) -> MemoryDesc:
     return MemoryDesc.strided(shape, _common.FLOAT32, strides)
 
 
-def _forward_pd(n: int, n_in: int, n_out: int, with_bias: bool, bf16: bool) -> PrimitiveDesc:
+def _forward_pd(n: int, n_in: int, n_out: int, with_bias: bool) -> PrimitiveDesc:
     """The forward inner product (also the backward passes' hint), all layouts plain."""
     return PrimitiveDesc(
         'dnnl_inner_product_forward_primitive_desc_create', _primitive.engine(),
         _capi.FORWARD_TRAINING, _plain((n, n_in)), _plain((n_out, n_in)),
-        _plain((n_out,)) if with_bias else None, _plain((n, n_out)), _common.attributes(bf16))
+        _plain((n_out,)) if with_bias else None, _plain((n, n_out)), None)
 
 
-def _build_forward(n: int, n_in: int, n_out: int, with_bias: bool, bf16: bool) -> Operation:
+def _build_forward(n: int, n_in: int, n_out: int, with_bias: bool) -> Operation:
     if n < MATMUL_MIN_ROWS:
         inputs: list[tuple[int, Any, _primitive.Query]] = [
             (_capi.ARG_SRC, (n, n_in), _capi.QUERY_SRC_MD),
             (_capi.ARG_WEIGHTS, (n_out, n_in), _capi.QUERY_WEIGHTS_MD)]
         if with_bias:
             inputs.append((_capi.ARG_BIAS, (n_out,), (_capi.QUERY_WEIGHTS_MD, 1)))
-        return Operation('linear', _forward_pd(n, n_in, n_out, with_bias, bf16),
+        return Operation('linear', _forward_pd(n, n_in, n_out, with_bias),
                          _common.FLOAT32, inputs,
                          [(_capi.ARG_DST, (n, n_out), _capi.QUERY_DST_MD)])
     # y = x W^T: matmul's (in, out) weights are W's own memory seen through strides (1, in).
     w_t = _strided((n_in, n_out), (1, n_in))
     pd = PrimitiveDesc('dnnl_matmul_primitive_desc_create', _primitive.engine(),
                        _plain((n, n_in)), w_t, _plain((1, n_out)) if with_bias else None,
-                       _plain((n, n_out)), _common.attributes(bf16))
+                       _plain((n, n_out)), None)
     inputs = [(_capi.ARG_SRC, (n, n_in), _capi.QUERY_SRC_MD),
               (_capi.ARG_WEIGHTS, w_t, _capi.QUERY_WEIGHTS_MD)]
     if with_bias:
@@ -96,9 +96,8 @@ def linear(node: Any, inputs: tuple[Any, ...]) -> Any:
     if _declines(n, n_in, n_out):
         return Fallback
     with_bias = b is not None
-    bf16 = _common.fpmath_bf16()
-    operation = _primitive.cached(('linear', n, n_in, n_out, with_bias, bf16),
-                                  lambda: _build_forward(n, n_in, n_out, with_bias, bf16))
+    operation = _primitive.cached(('linear', n, n_in, n_out, with_bias),
+                                  lambda: _build_forward(n, n_in, n_out, with_bias))
     if operation is None:
         return Fallback
     y = numpy.empty((n, n_out), _common.FLOAT32)
@@ -109,11 +108,11 @@ def linear(node: Any, inputs: tuple[Any, ...]) -> Any:
     return y,
 
 
-def _build_grad_data(n: int, n_in: int, n_out: int, bf16: bool) -> Operation:
+def _build_grad_data(n: int, n_in: int, n_out: int) -> Operation:
     pd = PrimitiveDesc(
         'dnnl_inner_product_backward_data_primitive_desc_create', _primitive.engine(),
         _plain((n, n_in)), _plain((n_out, n_in)), _plain((n, n_out)),
-        _forward_pd(n, n_in, n_out, False, bf16), _common.attributes(bf16))
+        _forward_pd(n, n_in, n_out, False), None)
     return Operation('linear_grad_data', pd, _common.FLOAT32,
                      [(_capi.ARG_DIFF_DST, (n, n_out), _capi.QUERY_DIFF_DST_MD),
                       (_capi.ARG_WEIGHTS, (n_out, n_in), _capi.QUERY_WEIGHTS_MD)],
@@ -128,9 +127,8 @@ def linear_grad_data(node: Any, inputs: tuple[Any, ...]) -> Any:
     (n_out, n_in), n = W.shape, gy.shape[0]
     if gy.shape[1] != n_out or _declines(n, n_in, n_out):
         return Fallback
-    bf16 = _common.fpmath_bf16()
-    operation = _primitive.cached(('linear_grad_data', n, n_in, n_out, bf16),
-                                  lambda: _build_grad_data(n, n_in, n_out, bf16))
+    operation = _primitive.cached(('linear_grad_data', n, n_in, n_out),
+                                  lambda: _build_grad_data(n, n_in, n_out))
     if operation is None:
         return Fallback
     gx = numpy.empty((n, n_in), _common.FLOAT32)
@@ -140,11 +138,11 @@ def linear_grad_data(node: Any, inputs: tuple[Any, ...]) -> Any:
     return gx,
 
 
-def _build_grad_weight(n: int, n_in: int, n_out: int, bf16: bool) -> Operation:
+def _build_grad_weight(n: int, n_in: int, n_out: int) -> Operation:
     pd = PrimitiveDesc(
         'dnnl_inner_product_backward_weights_primitive_desc_create', _primitive.engine(),
         _plain((n, n_in)), _plain((n_out, n_in)), None, _plain((n, n_out)),
-        _forward_pd(n, n_in, n_out, False, bf16), _common.attributes(bf16))
+        _forward_pd(n, n_in, n_out, False), None)
     return Operation('linear_grad_weight', pd, _common.FLOAT32,
                      [(_capi.ARG_SRC, (n, n_in), _capi.QUERY_SRC_MD),
                       (_capi.ARG_DIFF_DST, (n, n_out), _capi.QUERY_DIFF_DST_MD)],
@@ -163,9 +161,8 @@ def linear_grad_weight(node: Any, inputs: tuple[Any, ...]) -> Any:
     (n, n_in), n_out = x.shape, gy.shape[1]
     if gy.shape[0] != n or _declines(n, n_in, n_out):
         return Fallback
-    bf16 = _common.fpmath_bf16()
-    operation = _primitive.cached(('linear_grad_weight', n, n_in, n_out, bf16),
-                                  lambda: _build_grad_weight(n, n_in, n_out, bf16))
+    operation = _primitive.cached(('linear_grad_weight', n, n_in, n_out),
+                                  lambda: _build_grad_weight(n, n_in, n_out))
     if operation is None:
         return Fallback
     gW = numpy.empty((n_out, n_in), _common.FLOAT32)

@@ -39,7 +39,7 @@ def _build(size: int) -> Operation:
     pd = PrimitiveDesc('dnnl_binary_primitive_desc_create', _primitive.engine(),
                        _capi.BINARY_ADD, MemoryDesc.plain(flat, f32),
                        MemoryDesc.plain(flat, f32), MemoryDesc.plain(flat, f32),
-                       _common.attributes(False))
+                       None)
     return Operation('add', pd, f32,
                      [(_capi.ARG_SRC, flat, (_capi.QUERY_SRC_MD, 0)),
                       (_capi.ARG_SRC_1, flat, (_capi.QUERY_SRC_MD, 1))],
