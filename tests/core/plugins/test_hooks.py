@@ -264,6 +264,58 @@ def test_hook_catena_register_kernels_gated_by_config(load_plugins):
         del catena.global_config.toy_kernels
 
 
+def test_hook_catena_register_kernels_for_an_update_rule(load_plugins):
+    """A kernel registered for an UpdateRule class replaces its update, may decline,
+    is gated by its configuration key, and never serves a user's subclass."""
+    from catena.optimizers.sgd import SGDRule
+
+    calls = []
+
+    def fused_sgd(rule, inputs):
+        param, = inputs
+        assert type(param.array) is FakeArray
+        if param.dtype != np.float32:
+            calls.append('declined')
+            return Fallback
+        calls.append('used')
+        param.array[...] = param.array - np.float32(10) * param.grad
+        return None
+
+    class KernelPlugin:
+        @hookimpl
+        def catena_config_defaults(self):
+            return {'toy_kernels': 'auto'}
+
+        @hookimpl
+        def catena_register_kernels(self):
+            return [Kernel(SGDRule, FakeDevice, fused_sgd, config_key='toy_kernels')]
+
+    load_plugins(kernels=KernelPlugin())
+    fake = FakeDevice()
+    try:
+        def updated(rule_class, dtype):
+            param = catena.Parameter(fake.send(np.ones(2, dtype)))
+            param.grad = fake.send(np.full(2, 0.5, dtype))
+            rule = rule_class()
+            rule.hyperparam.lr = 0.1
+            rule.update(param)
+            return param.array.view(np.ndarray).tolist()
+
+        generic = pytest.approx([0.95, 0.95])
+        assert updated(SGDRule, np.float32) == [-4.0, -4.0]  # the kernel's lr of 10
+        assert updated(SGDRule, np.float64) == generic  # declined
+        with catena.using_config('toy_kernels', 'never'):
+            assert updated(SGDRule, np.float32) == generic
+
+        class MySGDRule(SGDRule):
+            pass
+
+        assert updated(MySGDRule, np.float32) == generic
+        assert calls == ['used', 'declined']
+    finally:
+        del catena.global_config.toy_kernels
+
+
 def test_hook_catena_register_kernels_unknown_device_is_a_problem(load_plugins):
     class KernelPlugin:
         @hookimpl

@@ -36,3 +36,21 @@ def catena_runtime_info() -> list[str]:
     from catena_cuda import _runtime
 
     return _runtime.runtime_info()
+
+
+@hookimpl
+def catena_register_kernels() -> list[Any]:
+    from catena_cuda import _runtime
+
+    if _runtime.probe() is not None:
+        return []
+    from catena_cuda.kernels import all_kernels
+
+    return all_kernels()
+
+
+@hookimpl
+def catena_config_defaults() -> dict[str, Any]:
+    from catena_cuda import _config
+
+    return _config.defaults()

@@ -21,6 +21,9 @@ from typing import Any
 import numpy
 
 from catena import backend
+from catena.backends import _registry
+from catena.backends._kernel import Fallback
+from catena.configuration import config
 from catena.link import Link
 from catena.variable import Variable
 
@@ -238,12 +241,30 @@ class UpdateRule:
         master.grad = None
 
     def update_core(self, param: Variable) -> None:
-        """Updates ``param`` on its device (calls the ``update_core_*`` method)."""
-        if isinstance(param._data, numpy.ndarray):
+        """Updates ``param`` on its device.
+
+        A kernel that a plugin registered for this exact rule class and the
+        parameter's array type (a fused update, see :class:`catena.backends.Kernel`)
+        runs first; when there is none, or it declines, the ``update_core_*``
+        method of the parameter's device runs.
+        """
+        data = param._data
+        if self.__class__ in _registry.kernel_node_classes and data is not None \
+                and self._update_with_kernel(param):
+            return
+        if isinstance(data, numpy.ndarray):
             self.update_core_cpu(param)
             return
         with backend.using_device(param.device):
             self.update_core_gpu(param)
+
+    def _update_with_kernel(self, param: Variable) -> bool:
+        kernel = _registry.kernels.get((self.__class__, param._data.__class__))
+        if kernel is None or (kernel.config_key is not None
+                              and getattr(config, kernel.config_key) == 'never'):
+            return False
+        with backend.using_device(param.device):
+            return kernel.forward(self, (param,)) is not Fallback
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates a parameter held in a NumPy (or device-generic) array."""

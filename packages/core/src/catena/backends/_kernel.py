@@ -35,8 +35,16 @@ Fallback = _FallbackType()
 class Kernel:
     """A fast implementation of one FunctionNode class on one kind of device.
 
+    A kernel may also implement an optimizer's
+    :class:`~catena.optimizer.UpdateRule` subclass (a fused parameter update):
+    :meth:`UpdateRule.update_core <catena.optimizer.UpdateRule.update_core>`
+    then calls ``forward(rule, (param,))``, which updates the parameter in
+    place and returns None, or returns :data:`Fallback`. Either way the lookup
+    is by exact class, so a user's subclass keeps its own code.
+
     Args:
-        function_node: The :class:`~catena.FunctionNode` subclass it implements.
+        function_node: The :class:`~catena.FunctionNode` (or
+            :class:`~catena.optimizer.UpdateRule`) subclass it implements.
         device_type: The :class:`~catena.backend.Device` subclass whose arrays
             it accepts.
         forward: ``forward(node, inputs) -> tuple of arrays`` or
