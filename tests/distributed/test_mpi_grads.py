@@ -155,10 +155,33 @@ def test_bucket_size_changes_the_packing_not_the_result(mpi_world):
                                       rtol=1e-13)
 
 
+def test_pack_max_kb_sends_large_gradients_in_place_with_the_same_result(mpi_world):
+    results = {}
+    packed_counts = {}
+    for pack_max_kb in (None, 1, 0):
+        comm = _helpers.make_communicator('flat', mpi_world, pack_max_kb=pack_max_kb)
+        model = make_model(comm.rank, [numpy.float64])
+        set_grads(model, comm.rank)
+        comm.multi_node_mean_grad(model)
+        packed_counts[pack_max_kb] = sum(len(b.members) for b in comm._grad_packer.buckets)
+        results[pack_max_kb] = {name: getattr(model, name).grad for name in SHAPES}
+        comm.finalize()
+    # 'big' (4800 B) is over 1 KiB; every gradient, the 8-byte 'scalar' too, is over 0.
+    assert packed_counts == {None: len(SHAPES), 1: len(SHAPES) - 1, 0: 0}
+    for name in SHAPES:
+        for pack_max_kb in (1, 0):
+            numpy.testing.assert_allclose(results[pack_max_kb][name], results[None][name],
+                                          rtol=1e-13)
+        numpy.testing.assert_allclose(results[None][name],
+                                      mean_over_ranks(comm.size, name, numpy.float64),
+                                      rtol=1e-13)
+
+
 def test_settings(mpi_world):
     comm = _helpers.make_communicator('flat', mpi_world)
     comm.set_config('allreduce_grad_dtype', numpy.float16)
     comm.set_config('bucket_size_mb', 4)
+    comm.set_config('pack_max_kb', 16)
     config = comm.get_config()
     with pytest.raises(ValueError, match='unknown setting'):
         comm.set_config('no_such_setting', 1)
@@ -166,7 +189,9 @@ def test_settings(mpi_world):
         comm.set_config('allreduce_grad_dtype', numpy.int32)
     with pytest.raises(ValueError, match='bucket_size_mb'):
         comm.bucket_size_mb = -1
+    with pytest.raises(ValueError, match='pack_max_kb'):
+        comm.pack_max_kb = 'big'
     comm.finalize()
     assert config == {'allreduce_grad_dtype': numpy.dtype(numpy.float16), 'batched_copy': True,
-                      'bucket_size_mb': 4}
+                      'bucket_size_mb': 4, 'pack_max_kb': 16}
     assert comm.get_config('bucket_size_mb') == 4

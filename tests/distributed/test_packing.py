@@ -56,6 +56,31 @@ def test_pack_casts_to_the_buffer_dtype():
     numpy.testing.assert_array_equal(source[0], [float(numpy.float16(1 / 3)), 2.0])
 
 
+def test_pack_scales_before_casting():
+    # 1e5 does not fit float16 (largest 65504); half of it does.
+    source = [numpy.array([1e5, -3.0], numpy.float32), numpy.array([[7.0]], numpy.float64)]
+    packer = _packing.Packer()
+    (buffer,) = packer.pack(source, dtype=numpy.float16, scale=0.5)
+    assert buffer.dtype == numpy.float16
+    numpy.testing.assert_array_equal(buffer, numpy.array([5e4, -1.5, 3.5], numpy.float16))
+    targets = [numpy.zeros_like(a) for a in source]
+    packer.unpack(targets)
+    assert [t.dtype for t in targets] == [numpy.float32, numpy.float64]
+    numpy.testing.assert_array_equal(targets[1], [[3.5]])
+
+
+def test_unpack_writes_into_the_given_arrays():
+    source = arrays()
+    packer = _packing.Packer(bucket_bytes=64)
+    packer.pack(source, scale=-1.0)
+    targets = [numpy.full_like(a, 9) for a in source]
+    before = [id(t) for t in targets]
+    packer.unpack(targets)
+    assert [id(t) for t in targets] == before
+    for target, original in zip(targets, source):
+        numpy.testing.assert_array_equal(target, -original)
+
+
 def test_buffers_are_reused_until_the_layout_changes():
     packer = _packing.Packer()
     first = packer.pack(arrays())

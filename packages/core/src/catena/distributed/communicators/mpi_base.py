@@ -398,6 +398,24 @@ class MpiCommunicatorBase(CommunicatorBase):
 
     # ------------------------------------------------------------- in-place helpers
 
+    def _mean_in_place(self, grad: Any, scale: float) -> None:
+        """Replaces ``grad`` by ``scale`` times its sum over all ranks, with one MPI call.
+
+        The array travels in ``allreduce_grad_dtype`` when set; a contiguous
+        array already of that dtype is reduced in place, without a copy.
+        """
+        transfer_dtype = self.allreduce_grad_dtype
+        if (transfer_dtype is None or transfer_dtype == grad.dtype) and grad.flags.c_contiguous:
+            flat = grad.reshape(-1)
+            flat *= grad.dtype.type(scale)
+            self._sum_in_place(flat)
+            return
+        xp = backend.get_array_module(grad)
+        flat = xp.empty(grad.size, dtype=grad.dtype if transfer_dtype is None else transfer_dtype)
+        xp.multiply(grad.reshape(-1), grad.dtype.type(scale), out=flat, casting='same_kind')
+        self._sum_in_place(flat)
+        grad[...] = flat.reshape(grad.shape)
+
     def _sum_in_place(self, flat: Any) -> None:
         """Replaces the flat contiguous array ``flat`` by its sum over all ranks."""
         MPI = _mpi.get_mpi()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena import backend
 from catena.distributed.communicators.base import initialized_params, params_with_grads
 from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
 
@@ -23,21 +22,8 @@ class NaiveCommunicator(MpiCommunicatorBase):
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
         scale = 1.0 / self.size
-        transfer_dtype = self.allreduce_grad_dtype
         for param in params_with_grads(model, zero_fill):
-            grad = param.grad
-            if (transfer_dtype is None or transfer_dtype == grad.dtype) \
-                    and grad.flags.c_contiguous:
-                flat = grad.reshape(-1)
-                flat *= scale
-                self._sum_in_place(flat)
-            else:
-                xp = backend.get_array_module(grad)
-                buffer_dtype = grad.dtype if transfer_dtype is None else transfer_dtype
-                flat = xp.empty(grad.size, dtype=buffer_dtype)
-                xp.multiply(grad.reshape(-1), scale, out=flat)
-                self._sum_in_place(flat)
-                grad[...] = flat.reshape(grad.shape)
+            self._mean_in_place(param.grad, scale)
 
     def bcast_data(self, model: Any) -> None:
         for param in initialized_params(model):
