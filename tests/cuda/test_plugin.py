@@ -135,9 +135,35 @@ def test_runtime_info_says_cupy_is_unavailable() -> None:
     assert 'unavailable (' in lines[0]
 
 
-def test_test_backend_params_offer_gpu_zero() -> None:
+def test_test_backend_params_offer_gpu_zero_generic_and_with_kernels() -> None:
     params = dict(_manager.call_each('catena_test_backend_params'))['cuda']
-    assert params == [{'device': '@cupy:0', 'marks': ['gpu']}]
+    assert params == [
+        {'device': '@cupy:0', 'config': {'use_cupy_kernels': 'never'}, 'marks': ['gpu']},
+        {'device': '@cupy:0', 'config': {'use_cudnn': 'always'}, 'marks': ['gpu']}]
+
+
+def test_configuration_keys_are_contributed() -> None:
+    defaults = dict(_manager.call_each('catena_config_defaults'))['cuda']
+    assert defaults == {'use_cudnn': 'auto', 'cudnn_deterministic': False, 'autotune': False,
+                        'use_cudnn_tensor_core': 'auto',
+                        'cudnn_fast_batch_normalization': False, 'use_cupy_kernels': 'auto'}
+    assert catena.config.use_cupy_kernels == 'auto'
+
+
+def test_configuration_levels_come_from_the_environment() -> None:
+    result = _run('''
+        import catena
+        from catena.backends import _registry
+        _registry.kernels  # loads the plugins
+        print(catena.config.use_cudnn, catena.config.use_cupy_kernels)
+    ''', CATENA_USE_CUDNN='never', CHAINER_USE_CUPY_KERNELS='Always')
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ['never', 'always']
+    bad = _run('''
+        from catena_cuda import _config
+        _config.defaults()
+    ''', CATENA_USE_CUPY_KERNELS='sometimes')
+    assert bad.returncode != 0 and 'CATENA_USE_CUPY_KERNELS' in bad.stderr
 
 
 def test_backend_module_is_catena_cuda() -> None:
@@ -323,6 +349,13 @@ def test_transfer_round_trip_through_the_device() -> None:
 
 
 @pytest.mark.gpu
+@needs_gpu
+def test_get_device_accepts_a_cupy_device() -> None:
+    import cupy
+
+    assert catena.get_device(cupy.cuda.Device(0)) == catena.get_device('@cupy:0')
+
+
 @needs_gpu
 def test_cuda_surface_on_a_gpu() -> None:
     import cupy

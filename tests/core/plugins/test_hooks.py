@@ -44,6 +44,13 @@ class ToyArray(np.ndarray):
     """An array on the test's '@toy' device."""
 
 
+class ToyNativeDevice:
+    """A backend's own device object, as cupy.cuda.Device is for '@cupy'."""
+
+    def __init__(self, index):
+        self.index = index
+
+
 class ToyDevice(Device):
     prefix = '@toy'
     supported_array_types = (ToyArray,)
@@ -58,6 +65,10 @@ class ToyDevice(Device):
     @classmethod
     def from_array(cls, array):
         return cls(0)
+
+    @classmethod
+    def from_native(cls, device):
+        return cls(device.index) if isinstance(device, ToyNativeDevice) else None
 
     @property
     def name(self):
@@ -182,6 +193,18 @@ def test_hook_catena_register_device_types_conflicting_prefix(load_plugins):
     load_plugins(first=First(), second=Second())
     assert _registry.device_types_by_prefix['@toy'] in (ToyDevice, Impostor)
     assert any("'@toy'" in problem and 'ignored' in problem for problem in _registry.problems)
+
+
+def test_get_device_accepts_a_backends_own_device_object(load_plugins):
+    class DevicePlugin:
+        @hookimpl
+        def catena_register_device_types(self):
+            return [ToyDevice]
+
+    load_plugins(toy=DevicePlugin())
+    assert backend.get_device(ToyNativeDevice(3)).name == '@toy:3'
+    with pytest.raises(TypeError, match='cupy.cuda.Device'):
+        backend.get_device(object())
 
 
 def test_hook_catena_register_kernels(load_plugins):

@@ -83,6 +83,14 @@ class GpuDevice(Device):
         return cls._checked(device_id)
 
     @classmethod
+    def from_native(cls, device: Any) -> GpuDevice | None:
+        if _runtime.probe() is not None:
+            return None
+        if isinstance(device, _runtime.cupy_module().cuda.Device):
+            return cls._checked(device.id)
+        return None
+
+    @classmethod
     def unavailable_reason(cls) -> str | None:
         return _runtime.probe()
 

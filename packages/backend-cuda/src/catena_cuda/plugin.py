@@ -28,7 +28,9 @@ def catena_backend_modules() -> dict[str, types.ModuleType]:
 
 @hookimpl
 def catena_test_backend_params() -> list[dict[str, Any]]:
-    return [{'device': '@cupy:0', 'marks': ['gpu']}]
+    # The generic CuPy path, then the same device with every cuDNN and CuPy kernel on.
+    return [{'device': '@cupy:0', 'config': {'use_cupy_kernels': 'never'}, 'marks': ['gpu']},
+            {'device': '@cupy:0', 'config': {'use_cudnn': 'always'}, 'marks': ['gpu']}]
 
 
 @hookimpl

@@ -42,9 +42,14 @@ def get_device(device_spec: Any) -> Device:
                 device = device_type.parse(None)
                 if device.xp is device_spec:
                     return device
+    for device_type in _registry.device_types_by_prefix.values():
+        native = device_type.from_native(device_spec)
+        if native is not None:
+            return native
     raise TypeError(
         'device_spec must be a Device, a spec string such as "@numpy" or "@cupy:0", '
-        f'an integer or the numpy module; got {device_spec!r} ({type(device_spec).__name__})')
+        'an integer, the numpy module or a backend\'s device object (cupy.cuda.Device); '
+        f'got {device_spec!r} ({type(device_spec).__name__})')
 
 
 def _device_from_spec_string(spec: str) -> Device:

@@ -60,6 +60,15 @@ class Device:
         return None
 
     @classmethod
+    def from_native(cls, device: Any) -> Device | None:
+        """Returns the device for a backend's own device object, or None if not ours.
+
+        :func:`catena.get_device` asks every registered device type, so that
+        for example a :class:`cupy.cuda.Device` names its ``'@cupy:N'``.
+        """
+        return None
+
+    @classmethod
     def unavailable_reason(cls) -> str | None:
         """Says why this kind of device cannot be used here, or None if it can."""
         return None
