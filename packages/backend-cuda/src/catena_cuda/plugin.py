@@ -56,3 +56,10 @@ def catena_config_defaults() -> dict[str, Any]:
     from catena_cuda import _config
 
     return _config.defaults()
+
+
+@hookimpl
+def catena_register_communicators() -> dict[str, Any]:
+    from catena_cuda.distributed import communicators
+
+    return communicators()
