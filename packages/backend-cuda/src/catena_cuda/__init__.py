@@ -9,7 +9,9 @@ imported on first need, and functions that need a GPU raise a
 ``ndarray``, ``Device``, ``Event``, ``Stream``, ``memory_pool`` and
 ``pinned_memory_pool`` are CuPy's objects, served lazily as in Chainer's
 module; without a usable CuPy, reading them raises :class:`AttributeError`
-with the reason.
+with the reason. The function hooks ``CupyMemoryProfileHook`` and
+``CUDAProfileHook`` (also served as ``catena.function_hooks.*``) are imported
+on first access.
 """
 
 from __future__ import annotations
@@ -50,9 +52,16 @@ _CUPY_ALIASES: dict[str, Callable[[types.ModuleType], Any]] = {
 }
 
 
+_FUNCTION_HOOKS = ('CUDAProfileHook', 'CupyMemoryProfileHook')
+
+
 def __getattr__(name: str) -> Any:
     if name == 'available':
         return _runtime.probe() is None
+    if name in _FUNCTION_HOOKS:
+        from catena_cuda import function_hooks
+
+        return getattr(function_hooks, name)
     if name in _CUPY_ALIASES:
         reason = _runtime.probe()
         if reason is not None:
@@ -62,7 +71,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {'available'} | set(_CUPY_ALIASES))
+    return sorted(set(globals()) | {'available'} | set(_CUPY_ALIASES) | set(_FUNCTION_HOOKS))
 
 
 # ---------------------------------------------------------------------------

@@ -30,6 +30,10 @@ def probe() -> str | None:
         with _lock:
             if not _probed:
                 _cupy, _reason = _probe_now()
+                if _cupy is not None and _reason is None:
+                    from catena_cuda import _memory
+
+                    _memory.setup_memory_pools(_cupy)
                 _probed = True
     return _reason
 
