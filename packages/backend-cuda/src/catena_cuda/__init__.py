@@ -5,7 +5,8 @@ below. The package imports on machines without CuPy or without a GPU: CuPy is
 imported on first need, and functions that need a GPU raise a
 :class:`RuntimeError` that says why there is none (:func:`check_cuda_available`).
 
-``available`` is computed on first access (it imports CuPy). ``cupy``,
+``available`` (CuPy imports and a GPU is visible) and ``cudnn_enabled`` (also
+the cuDNN frontend and library load) are computed on first access. ``cupy``,
 ``ndarray``, ``Device``, ``Event``, ``Stream``, ``memory_pool`` and
 ``pinned_memory_pool`` are CuPy's objects, served lazily as in Chainer's
 module; without a usable CuPy, reading them raises :class:`AttributeError`
@@ -34,8 +35,6 @@ __version__ = '0.1.0'
 
 F = TypeVar('F', bound=Callable[..., Any])
 
-cudnn_enabled = False
-"""Whether cuDNN is used. False: cuDNN kernels arrive with a later release."""
 
 _DEFAULT_WORKSPACE_SIZE = 8 * 1024 * 1024
 _max_workspace_size = _DEFAULT_WORKSPACE_SIZE
@@ -58,6 +57,8 @@ _FUNCTION_HOOKS = ('CUDAProfileHook', 'CupyMemoryProfileHook')
 def __getattr__(name: str) -> Any:
     if name == 'available':
         return _runtime.probe() is None
+    if name == 'cudnn_enabled':
+        return _cudnn_enabled()
     if name in _FUNCTION_HOOKS:
         from catena_cuda import function_hooks
 
@@ -71,7 +72,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {'available'} | set(_CUPY_ALIASES) | set(_FUNCTION_HOOKS))
+    return sorted(set(globals()) | {'available', 'cudnn_enabled'} | set(_CUPY_ALIASES)
+                  | set(_FUNCTION_HOOKS))
 
 
 # ---------------------------------------------------------------------------
@@ -382,12 +384,13 @@ def should_use_cudnn(level: str, lowest_version: int = 0) -> bool:
         lowest_version: The lowest cuDNN version that supports the operation.
 
     Returns:
-        bool: False while cuDNN is not enabled (:data:`cudnn_enabled`).
+        bool: Whether the level allows cuDNN, cuDNN is usable here
+        (``cudnn_enabled``) and its version is at least ``lowest_version``.
     """
     from catena.configuration import config
 
     allowed = _level_allows(level, config.use_cudnn, 'use_cudnn')
-    return allowed and cudnn_enabled and lowest_version <= _cudnn_version()
+    return allowed and _cudnn_enabled() and lowest_version <= _cudnn_version()
 
 
 def should_use_cudnn_tensor_core(dtype: Any) -> bool:
@@ -411,14 +414,24 @@ def should_use_cudnn_tensor_core(dtype: Any) -> bool:
     if mode != 'auto':
         raise ValueError("catena.config.use_cudnn_tensor_core must be 'always', 'auto' or "
                          f"'never', got {mode!r}")
-    if not cudnn_enabled or numpy.dtype(dtype) != numpy.float16:
+    if not _cudnn_enabled() or numpy.dtype(dtype) != numpy.float16:
         return False
     cupy = _runtime.cupy_module()
     return int(cupy.cuda.Device().compute_capability) >= 70
 
 
+def _cudnn_enabled() -> bool:
+    if _runtime.probe() is not None:
+        return False
+    from catena_cuda.kernels import _cudnn
+
+    return _cudnn.cudnn_available() is None
+
+
 def _cudnn_version() -> int:
-    return 0
+    from catena_cuda.kernels import _cudnn
+
+    return _cudnn.backend_version()
 
 
 def _level_allows(level: str, value: str, key: str) -> bool:
@@ -499,7 +512,7 @@ def _leaf_to_cpu(value: Any) -> Any:
 
 __all__ = [
     'DummyDevice', 'DummyDeviceType', 'GpuDevice', 'check_cuda_available', 'clear_memo',
-    'copy', 'cudnn_enabled', 'elementwise', 'fuse', 'get_array_module',
+    'copy', 'elementwise', 'fuse', 'get_array_module',
     'get_device_from_array', 'get_device_from_id', 'get_max_workspace_size', 'memoize',
     'raw', 'reduce', 'set_max_workspace_size', 'should_use_cudnn',
     'should_use_cudnn_tensor_core', 'to_cpu', 'to_gpu',

@@ -97,6 +97,8 @@ def runtime_info() -> list[str]:
         except Exception as error:  # noqa: BLE001 - a report must not raise
             lines.append(f'CUDA details unavailable: {type(error).__name__}: {error}')
     lines.append(_cudnn_frontend_line())
+    if reason is None:
+        lines.append(_nccl_line())
     return lines
 
 
@@ -123,13 +125,27 @@ def _cuda_version(number: int) -> str:
 
 
 def _cudnn_frontend_line() -> str:
-    try:
-        import cudnn  # the nvidia-cudnn-frontend distribution
-    except Exception as error:  # noqa: BLE001 - report, never raise
-        return f'cuDNN frontend: not available ({type(error).__name__}: {error})'
+    from catena_cuda.kernels import _cudnn
+
+    reason = _cudnn.cudnn_available()
+    if reason is not None:
+        return f'cuDNN: unavailable ({reason}); convolutions and batch normalization run ' \
+               'on the generic CuPy code'
+    import cudnn  # the nvidia-cudnn-frontend distribution
+
     version = getattr(cudnn, '__version__', 'unknown version')
+    return f'cuDNN: backend {_cudnn.backend_version()}, frontend {version}'
+
+
+def _nccl_line() -> str:
+    from catena_cuda.distributed import _nccl
+
     try:
-        backend = f', cuDNN backend {cudnn.backend_version()}'
-    except Exception:  # noqa: BLE001 - older frontends lack backend_version
-        backend = ''
-    return f'cuDNN frontend: {version}{backend} (catena-cuda does not call cuDNN yet)'
+        nccl = _nccl.load_nccl()
+    except RuntimeError as error:
+        return f'NCCL: unavailable ({error})'
+    try:
+        version = f' {nccl.get_version()}'
+    except Exception:  # noqa: BLE001 - a report must not raise
+        version = ''
+    return f'NCCL:{version} (the pure_nccl communicator)'

@@ -17,7 +17,13 @@ import importlib
 
 from catena.backends import Kernel
 
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = (
+    'connection.convolution_2d',
+    'connection.convolution_nd',
+    'connection.deconvolution_2d',
+    'connection.deconvolution_nd',
+    'normalization.batch_normalization',
+)
 
 
 def all_kernels() -> list[Kernel]:

@@ -1,0 +1,1 @@
+"""Kernels of the core's ``catena.functions.activation`` nodes."""

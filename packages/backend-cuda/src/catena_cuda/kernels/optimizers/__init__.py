@@ -1,0 +1,1 @@
+"""Fused parameter updates of the core's ``catena.optimizers`` update rules."""
