@@ -18,11 +18,28 @@ import importlib
 from catena.backends import Kernel
 
 MODULES: tuple[str, ...] = (
+    'activation.clipped_relu',
+    'activation.elu',
+    'activation.leaky_relu',
+    'activation.relu',
+    'activation.sigmoid',
+    'activation.tanh',
     'connection.convolution_2d',
     'connection.convolution_nd',
     'connection.deconvolution_2d',
     'connection.deconvolution_nd',
     'normalization.batch_normalization',
+    'optimizers.ada_delta',
+    'optimizers.ada_grad',
+    'optimizers.adam',
+    'optimizers.corrected_momentum_sgd',
+    'optimizers.momentum_sgd',
+    'optimizers.msvag',
+    'optimizers.nesterov_ag',
+    'optimizers.rmsprop',
+    'optimizers.rmsprop_graves',
+    'optimizers.sgd',
+    'optimizers.smorms3',
 )
 
 
