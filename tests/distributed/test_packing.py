@@ -90,3 +90,27 @@ def test_buffers_are_reused_until_the_layout_changes():
     assert [b.size for b in changed] == [100, 3]
     packer.release()
     assert packer.buckets == []
+
+
+def test_initialized_params_follow_changes_to_the_model():
+    import catena
+    import catena.links as L
+    from catena.distributed.communicators.base import initialized_params
+
+    model = catena.Chain()
+    with model.init_scope():
+        model.b = L.Linear(2, 3)
+        model.a = L.Linear(None, 4)  # not initialized yet
+    names = {id(p): n for n, p in model.namedparams()}
+    assert [names[id(p)] for p in initialized_params(model)] == ['/a/b', '/b/W', '/b/b']
+    model.a(numpy.zeros((1, 5), numpy.float32))  # initializes /a/W
+    assert [names[id(p)] for p in initialized_params(model)] == ['/a/W', '/a/b', '/b/W',
+                                                                '/b/b']
+    with model.init_scope():
+        model.c = L.Linear(1, 1, nobias=True)
+    names = {id(p): n for n, p in model.namedparams()}
+    assert [names[id(p)] for p in initialized_params(model)] == ['/a/W', '/a/b', '/b/W',
+                                                                '/b/b', '/c/W']
+    with model.init_scope():
+        model.b = L.Linear(2, 3)  # replaces the link: new parameter objects
+    assert [p for p in initialized_params(model)][2] is model.b.W

@@ -115,7 +115,7 @@ class Packer:
         Returns:
             The flat buffers, one per bucket.
         """
-        key = (tuple((type(a), a.shape, a.dtype.str) for a in arrays),
+        key = (tuple([(type(a), a.shape, a.dtype) for a in arrays]),
                None if dtype is None else numpy.dtype(dtype).str, self.bucket_bytes)
         if key != self._key:
             self._plan(arrays, dtype)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -238,11 +239,25 @@ def _check_model(model: Any) -> Link:
     return model
 
 
+_name_orders: weakref.WeakKeyDictionary[Link, tuple[tuple[int, ...], list[Parameter]]] = \
+    weakref.WeakKeyDictionary()
+
+
 def initialized_params(model: Any) -> list[Parameter]:
-    """The initialized parameters of ``model``, sorted by name (the same order on every rank)."""
+    """The initialized parameters of ``model``, sorted by name (the same order on every rank).
+
+    The order by name is remembered for each model while its parameters stay
+    the same objects in the same places: building the names costs more than
+    the rest of a gradient all-reduce on a model with many small parameters.
+    """
     _check_model(model)
-    return [param for _, param in sorted(model.namedparams(), key=lambda item: item[0])
-            if param.array is not None]
+    params = tuple(model.params())
+    identity = tuple(map(id, params))
+    remembered = _name_orders.get(model)
+    if remembered is None or remembered[0] != identity:
+        ordered = [param for _, param in sorted(model.namedparams(), key=lambda item: item[0])]
+        _name_orders[model] = remembered = (identity, ordered)
+    return [param for param in remembered[1] if param.array is not None]
 
 
 def params_with_grads(model: Any, zero_fill: bool) -> list[Parameter]:
