@@ -154,6 +154,8 @@ def tests_gpu(session: nox.Session, cuda: str) -> None:
         folder = _package_dir(session, dist)
         if dist == "catena-cuda":
             folder += f"[cuda{cuda}]"
+        elif dist == "catena":
+            folder += "[mpi]"  # pure_nccl's GPU tests bootstrap NCCL over MPI
         editable += ["-e", folder]
     session.install(*editable, *TEST_TOOLS, *EXTRAS_FOR_TESTS)
     session.run("python", "-m", "catena", "info", success_codes=[0, 1])
