@@ -93,7 +93,10 @@ def runtime_info() -> list[str]:
     else:
         lines.append(f'CuPy: {cupy.__version__}')
         try:
+            from catena_cuda import _memory
+
             lines.extend(_gpu_lines(cupy))
+            lines.append(_memory.setup_memory_pools(cupy).describe())
         except Exception as error:  # noqa: BLE001 - a report must not raise
             lines.append(f'CUDA details unavailable: {type(error).__name__}: {error}')
     lines.append(_cudnn_frontend_line())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from catena.distributed.communicators.base import checked_size
 from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
 from catena_cuda.distributed._exchange import NcclExchange
 from catena_cuda.distributed._nccl import CupyNccl, NcclBackend
@@ -76,11 +77,7 @@ class PureNcclCommunicator(MpiCommunicatorBase):
 
     @bucket_size_mb.setter
     def bucket_size_mb(self, value: float | None) -> None:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not value >= 0):
-            raise ValueError(f'bucket_size_mb must be a non-negative number or None, got '
-                             f'{value!r}')
-        self._bucket_size_mb = value
+        self._bucket_size_mb = checked_size('bucket_size_mb', value)
         self._exchange.bucket_bytes = None if value is None else int(value * _MIB)
 
     @property

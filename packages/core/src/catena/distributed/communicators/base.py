@@ -233,6 +233,18 @@ def _check_grad_dtype(dtype: Any) -> numpy.dtype | None:
     return checked
 
 
+def checked_size(name: str, value: float | None) -> float | None:
+    """Returns a size setting (``bucket_size_mb``, ``pack_max_kb``) after checking it.
+
+    Raises:
+        ValueError: ``value`` is neither None nor a non-negative number.
+    """
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                              or not value >= 0):
+        raise ValueError(f'{name} must be a non-negative number or None, got {value!r}')
+    return value
+
+
 def _check_model(model: Any) -> Link:
     if not isinstance(model, Link):
         raise TypeError(f'model must be a catena.Link, got {type(model).__name__}')

@@ -12,6 +12,7 @@ from catena.distributed.communicators.base import (
     MAX_BUF_LEN,
     CommunicatorBase,
     _check_model,
+    checked_size,
     params_with_grads,
 )
 
@@ -40,7 +41,7 @@ class DummyCommunicator(CommunicatorBase):
             raise ValueError('the dummy communicator runs in one process without MPI; '
                              f'mpi_comm must be None, got {type(mpi_comm).__name__}')
         super().__init__(allreduce_grad_dtype=allreduce_grad_dtype, batched_copy=batched_copy)
-        self._bucket_size_mb = bucket_size_mb
+        self._bucket_size_mb = checked_size('bucket_size_mb', bucket_size_mb)
         self._packer = Packer(None if bucket_size_mb is None else int(bucket_size_mb * 2 ** 20))
         self._queues: dict[Any, collections.deque[Any]] = collections.defaultdict(
             collections.deque)

@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from catena.distributed._packing import Packer
-from catena.distributed.communicators.base import initialized_params, params_with_grads
+from catena.distributed.communicators.base import (
+    checked_size,
+    initialized_params,
+    params_with_grads,
+)
 from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
 
 _MIB = 1024 * 1024
@@ -49,11 +53,7 @@ class FlatCommunicator(MpiCommunicatorBase):
 
     @bucket_size_mb.setter
     def bucket_size_mb(self, value: float | None) -> None:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not value >= 0):
-            raise ValueError(f'bucket_size_mb must be a non-negative number or None, got '
-                             f'{value!r}')
-        self._bucket_size_mb = value
+        self._bucket_size_mb = checked_size('bucket_size_mb', value)
         limit = None if value is None else int(value * _MIB)
         self._grad_packer.bucket_bytes = limit
         self._data_packer.bucket_bytes = limit
@@ -65,10 +65,7 @@ class FlatCommunicator(MpiCommunicatorBase):
 
     @pack_max_kb.setter
     def pack_max_kb(self, value: float | None) -> None:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not value >= 0):
-            raise ValueError(f'pack_max_kb must be a non-negative number or None, got {value!r}')
-        self._pack_max_kb = value
+        self._pack_max_kb = checked_size('pack_max_kb', value)
         self._pack_max_bytes = None if value is None else value * 1024
 
     def _config_names(self) -> tuple[str, ...]:
