@@ -137,10 +137,36 @@ def test_multi_node_optimizer_arguments(comm):
         dist.create_multi_node_optimizer(object(), comm)
     with pytest.raises(TypeError, match='communicator'):
         dist.create_multi_node_optimizer(catena.optimizers.SGD(), object())
-    with pytest.raises(NotImplementedError, match='double_buffering'):
-        dist.create_multi_node_optimizer(catena.optimizers.SGD(), comm, double_buffering=True)
-    with pytest.raises(RuntimeError, match='setup'):
-        dist.create_multi_node_optimizer(catena.optimizers.SGD(), comm).update()
+    for double_buffering in (False, True):
+        optimizer = dist.create_multi_node_optimizer(catena.optimizers.SGD(), comm,
+                                                     double_buffering=double_buffering)
+        with pytest.raises(RuntimeError, match='setup'):
+            optimizer.update()
+
+
+def test_double_buffering_in_one_process_steps_with_the_previous_gradients(comm):
+    model = catena.links.Linear(3, 2, initialW=numpy.eye(2, 3), initial_bias=numpy.zeros(2))
+    optimizer = dist.create_multi_node_optimizer(catena.optimizers.SGD(lr=1.0), comm,
+                                                 double_buffering=True)
+    optimizer.setup(model)
+    batches = [numpy.full((1, 3), float(step + 1), numpy.float32) for step in range(4)]
+    for x in batches:
+        optimizer.update(lambda x=x: catena.functions.sum(model(x)))
+    assert optimizer._background._executor is None  # no MPI: averaged inline
+    # Update 1 broadcasts, update 2 starts the mean of batch 2's gradients, updates 3
+    # and 4 step with those of batches 2 and 3. d sum(W x + b) / dW = x for each row.
+    expected_w = numpy.eye(2, 3) - (2.0 + 3.0)
+    numpy.testing.assert_allclose(model.W.array, expected_w, rtol=1e-6)
+    numpy.testing.assert_allclose(model.b.array, [-2.0, -2.0], rtol=1e-6)
+    assert optimizer.t == 2
+
+
+def test_a_communicator_without_array_means_refuses_double_buffering():
+    class Minimal(dist.DummyCommunicator):
+        _mean_grad_arrays = dist.CommunicatorBase._mean_grad_arrays
+
+    with pytest.raises(NotImplementedError, match='Minimal cannot average a list'):
+        Minimal()._mean_grad_arrays([numpy.zeros(2)])
 
 
 def test_model_must_be_a_link(comm):

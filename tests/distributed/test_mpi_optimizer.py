@@ -111,3 +111,80 @@ def test_attributes_go_to_the_actual_optimizer(mpi_world):
     assert actual.lr == 0.05 and optimizer.lr == 0.05
     assert optimizer.target is actual.target is not None
     assert optimizer.actual_optimizer is actual and optimizer.communicator is comm
+
+
+# ----------------------------------------------------------------- double buffering
+
+def stale_single_process_params(steps):
+    """Single-process training where each step uses the previous step's gradients."""
+    model = MLP(seed=0)
+    optimizer = catena.optimizers.MomentumSGD(lr=0.1, momentum=0.9)
+    optimizer.setup(model)
+    previous = None
+    for step in range(steps):
+        model.cleargrads()
+        loss_of(model)(*global_batch(step)).backward()
+        fresh = {name: param.grad.copy() for name, param in model.namedparams()}
+        if previous is not None:
+            for name, param in model.namedparams():
+                param.grad = previous[name]
+            optimizer.update()
+        previous = fresh
+    return {name: param.array.copy() for name, param in model.namedparams()}, optimizer.t
+
+
+@pytest.mark.parametrize('variant', ['naive', 'flat', 'flat-hierarchical'])
+def test_double_buffering_steps_with_the_previous_steps_mean(mpi_world, variant):
+    if GLOBAL_BATCH % mpi_world.size:
+        pytest.skip(f'the batch of {GLOBAL_BATCH} does not split evenly over '
+                    f'{mpi_world.size} ranks')
+    comm = _helpers.make_communicator(variant, mpi_world)
+    model = MLP(seed=comm.rank)
+    optimizer = catena.distributed.create_multi_node_optimizer(
+        catena.optimizers.MomentumSGD(lr=0.1, momentum=0.9), comm, double_buffering=True)
+    optimizer.setup(model)
+    shard = GLOBAL_BATCH // comm.size
+    mine = slice(comm.rank * shard, (comm.rank + 1) * shard)
+    x, t = global_batch(0)
+    optimizer.update(loss_of(model), x[mine], t[mine])  # only broadcasts from rank 0
+    for step in range(STEPS):
+        x, t = global_batch(step)
+        optimizer.update(loss_of(model), x[mine], t[mine])
+        if step == 0:
+            assert optimizer.t == 0
+            assert all(param.grad is None for param in model.params())
+    threaded = optimizer._background._executor is not None
+    everyone = comm.allgather_obj({name: p.array for name, p in model.namedparams()})
+    comm.finalize()
+
+    assert threaded  # the MPI wheel provides MPI.THREAD_MULTIPLE
+    expected, expected_t = stale_single_process_params(STEPS)
+    assert optimizer.t == expected_t == STEPS - 1
+    for name, array in expected.items():
+        numpy.testing.assert_allclose(everyone[comm.rank][name], array, rtol=1e-12,
+                                      atol=1e-14)
+        for other in everyone:
+            numpy.testing.assert_array_equal(other[name], everyone[0][name])
+
+
+def test_double_buffering_survives_a_changed_set_of_parameters(mpi_world):
+    comm = _helpers.make_communicator('flat', mpi_world)
+    model = MLP(seed=comm.rank)
+    with catena.using_config('dtype', numpy.float64), model.init_scope():
+        model.late = L.Linear(None, 2, initialW=catena.initializers.Normal(dtype=numpy.float64))
+        # (W is initialized by the third update's forward)
+    optimizer = catena.distributed.create_multi_node_optimizer(
+        catena.optimizers.SGD(lr=0.1), comm, double_buffering=True)
+    optimizer.setup(model)
+    x = data_of(7, (4, 3))
+    optimizer.update(lambda: F.sum(model(x)))  # broadcast
+    optimizer.update(lambda: F.sum(model(x)))  # starts a mean
+    optimizer.update(lambda: F.sum(model(x) + model.late(x)))  # a new parameter: broadcast
+    assert optimizer.t == 0
+    late = comm.allgather_obj(model.late.W.array)
+    optimizer.update(lambda: F.sum(model(x) + model.late(x)))  # starts a mean
+    optimizer.update(lambda: F.sum(model(x) + model.late(x)))  # steps with it
+    comm.finalize()
+    assert optimizer.t == 1
+    for array in late:
+        numpy.testing.assert_array_equal(array, late[0])

@@ -656,6 +656,12 @@ def test_communicator_over_mpi_with_a_fake_nccl():
     assert comm.nccl_comm == ('fake-nccl', 0)
     # 'big' (1200 B in float16) fills a bucket alone; the 39 other elements share one.
     assert [n for _, _, n in world.ops(0, 'all_reduce')] == [600, 39]
+    loose = [values(5, (7,), numpy.float32), values(6, (2, 2), numpy.float32)]
+    expected_loose = [grad.astype(numpy.float16).astype(numpy.float32) for grad in loose]
+    comm._mean_grad_arrays(loose)  # what double buffering calls
+    for grad, expected_grad in zip(loose, expected_loose, strict=True):
+        numpy.testing.assert_array_equal(grad, expected_grad)
+    assert len(world.ops(0, 'all_reduce')) == 3
     comm.bcast_data(model)
     numpy.testing.assert_array_equal(comm.allreduce(numpy.arange(3.0)), numpy.arange(3.0))
     child = comm.split(0, 0)

@@ -117,8 +117,8 @@ class NcclExchange:
         """
         params = params_with_grads(model, zero_fill)
         grads = [param.grad for param in params]
-        self._mean_arrays(grads, wire_dtype(allreduce_grad_dtype),
-                          lambda i: f'the gradient of {_param_name(model, params[i])}')
+        self.mean_arrays(grads, allreduce_grad_dtype,
+                         lambda i: f'the gradient of {_param_name(model, params[i])}')
 
     def bcast_data(self, model: Any, root: int = 0) -> None:
         """Overwrites every rank's parameters of ``model`` with ``root``'s (collective)."""
@@ -139,6 +139,23 @@ class NcclExchange:
 
     # ------------------------------------------------------------- arrays
 
+    def mean_arrays(self, grads: list[Any], allreduce_grad_dtype: numpy.dtype | None,
+                    describe: Callable[[int], str]) -> None:
+        """Replaces each device array of ``grads`` by its mean over the ranks (collective).
+
+        ``describe(i)`` names the i-th array in error messages.
+        """
+        if not grads:
+            return
+        comm = self._connect(grads, describe, 'multi_node_mean_grad')
+        with self.backend.on_device(comm.device):
+            buffers = self.grad_packer.pack(grads, dtype=wire_dtype(allreduce_grad_dtype),
+                                            scale=1.0 / self.size)
+            for buffer in buffers:
+                if buffer.size:
+                    comm.all_reduce_sum(buffer, buffer)
+            self.grad_packer.unpack(grads)
+
     def sum_in_place(self, flat: Any) -> None:
         """Replaces the flat, C-contiguous device array ``flat`` by its sum over the ranks."""
         if flat.size == 0:
@@ -156,18 +173,6 @@ class NcclExchange:
         self.data_packer.release()
 
     # ------------------------------------------------------------- internals
-
-    def _mean_arrays(self, grads: list[Any], dtype: numpy.dtype | None,
-                     describe: Callable[[int], str]) -> None:
-        if not grads:
-            return
-        comm = self._connect(grads, describe, 'multi_node_mean_grad')
-        with self.backend.on_device(comm.device):
-            buffers = self.grad_packer.pack(grads, dtype=dtype, scale=1.0 / self.size)
-            for buffer in buffers:
-                if buffer.size:
-                    comm.all_reduce_sum(buffer, buffer)
-            self.grad_packer.unpack(grads)
 
     def _connect(self, arrays: Sequence[Any], describe: Callable[[int], str],
                  what: str) -> NcclComm:

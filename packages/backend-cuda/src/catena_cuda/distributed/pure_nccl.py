@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from catena.distributed.communicators.base import checked_size
@@ -94,6 +94,10 @@ class PureNcclCommunicator(MpiCommunicatorBase):
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
         self._exchange.mean_grad(model, zero_fill, self.allreduce_grad_dtype)
+
+    def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
+        self._exchange.mean_arrays(list(grads), self.allreduce_grad_dtype,
+                                   lambda i: f'array {i} of the gradients')
 
     def bcast_data(self, model: Any) -> None:
         self._exchange.bcast_data(model)

@@ -29,12 +29,15 @@ from catena.distributed.communicators import (
 )
 from catena.distributed.datasets import create_empty_dataset, scatter_dataset, scatter_index
 from catena.distributed.evaluator import GenericMultiNodeEvaluator, create_multi_node_evaluator
+from catena.distributed.extensions import MultiNodeEarlyStoppingTrigger, ObservationAggregator
 from catena.distributed.extensions.checkpoint import create_multi_node_checkpointer
 from catena.distributed.iterators import create_multi_node_iterator, create_synchronized_iterator
 from catena.distributed.links import (
     MultiNodeBatchNormalization,
     MultiNodeChainList,
+    MultiNodeNStepRNN,
     create_mnbn_model,
+    create_multi_node_n_step_rnn,
 )
 from catena.distributed.optimizers import create_multi_node_optimizer
 from catena.distributed.utils import local_rank_zero_first
@@ -42,9 +45,11 @@ from catena.distributed.utils import local_rank_zero_first
 __all__ = [
     'CommunicatorBase', 'DummyCommunicator', 'FlatCommunicator', 'GenericMultiNodeEvaluator',
     'MpiCommunicatorBase', 'MultiNodeBatchNormalization', 'MultiNodeChainList',
-    'NaiveCommunicator', 'communicator_names', 'create_communicator', 'create_empty_dataset',
-    'create_mnbn_model', 'create_multi_node_checkpointer', 'create_multi_node_evaluator',
-    'create_multi_node_iterator', 'create_multi_node_optimizer', 'create_synchronized_iterator',
-    'extensions', 'functions', 'global_except_hook', 'iterators', 'links',
-    'local_rank_zero_first', 'scatter_dataset', 'scatter_index',
+    'MultiNodeEarlyStoppingTrigger', 'MultiNodeNStepRNN', 'NaiveCommunicator',
+    'ObservationAggregator', 'communicator_names', 'create_communicator',
+    'create_empty_dataset', 'create_mnbn_model', 'create_multi_node_checkpointer',
+    'create_multi_node_evaluator', 'create_multi_node_iterator',
+    'create_multi_node_n_step_rnn', 'create_multi_node_optimizer',
+    'create_synchronized_iterator', 'extensions', 'functions', 'global_except_hook',
+    'iterators', 'links', 'local_rank_zero_first', 'scatter_dataset', 'scatter_index',
 ]

@@ -206,6 +206,18 @@ class CommunicatorBase(abc.ABC):
                 the same ones.
         """
 
+    def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
+        """Replaces each array of ``grads`` by its mean over all ranks (collective).
+
+        What :meth:`multi_node_mean_grad` does once it has the gradients, and
+        what the double-buffering optimizer calls on gradients that no longer
+        belong to the model. Every rank passes arrays of the same shapes and
+        dtypes in the same order.
+        """
+        raise NotImplementedError(
+            f'{type(self).__name__} cannot average a list of arrays, which double buffering '
+            'needs; use the naive, flat, dummy or pure_nccl communicator')
+
     def allreduce_grad(self, model: Link, zero_fill: bool = False) -> None:
         """Deprecated name of :meth:`multi_node_mean_grad` (Chainer's older API)."""
         warnings.warn('allreduce_grad is deprecated; use multi_node_mean_grad',

@@ -175,7 +175,9 @@ class DummyCommunicator(CommunicatorBase):
         _check_model(model)
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
-        grads = [param.grad for param in params_with_grads(model, zero_fill)]
+        self._mean_grad_arrays([param.grad for param in params_with_grads(model, zero_fill)])
+
+    def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         self._packer.pack(grads, dtype=self.allreduce_grad_dtype, scale=1.0)
         self._packer.unpack(grads)
 

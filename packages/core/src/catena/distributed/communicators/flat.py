@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from catena.distributed._packing import Packer
@@ -76,11 +77,13 @@ class FlatCommunicator(MpiCommunicatorBase):
                 'pack_max_kb': self._pack_max_kb}
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
+        self._mean_grad_arrays([param.grad for param in params_with_grads(model, zero_fill)])
+
+    def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         scale = 1.0 / self.size
         limit = self._pack_max_bytes
         packed = []
-        for param in params_with_grads(model, zero_fill):
-            grad = param.grad
+        for grad in grads:
             if limit is None or grad.nbytes <= limit:
                 packed.append(grad)
             else:

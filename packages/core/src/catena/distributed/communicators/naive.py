@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from catena.distributed.communicators.base import initialized_params, params_with_grads
@@ -21,9 +22,12 @@ class NaiveCommunicator(MpiCommunicatorBase):
     """
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
+        self._mean_grad_arrays([param.grad for param in params_with_grads(model, zero_fill)])
+
+    def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         scale = 1.0 / self.size
-        for param in params_with_grads(model, zero_fill):
-            self._mean_in_place(param.grad, scale)
+        for grad in grads:
+            self._mean_in_place(grad, scale)
 
     def bcast_data(self, model: Any) -> None:
         for param in initialized_params(model):
