@@ -45,6 +45,10 @@ RESULT_PREFIX = "CATENA_DISTRIBUTED_BENCH "  # the worker's, repeated: it is not
 MODELS = ("mlp", "resnet18", "resnet34", "many-small")
 RANKS = (1, 2, 4)
 COMMUNICATORS = ("naive", "flat")
+# How the ranks' messages travel: Open MPI's choice on one machine (shared memory),
+# or its TCP transport over the loopback interface, which has a network's
+# per-message cost and stands in for ranks on several machines.
+TRANSPORTS = {"shm": (), "tcp": ("--mca", "pml", "ob1", "--mca", "btl", "tcp,self")}
 TARGET_RATIO = 3.0
 TARGET_RANKS = (2, 4)
 UNTARGETED_MODELS = ("mlp",)
@@ -83,11 +87,11 @@ def usable_cores() -> int:
 
 
 def run_one(mpiexec: pathlib.Path, model: str, ranks: int, communicator: str, warmup: int,
-            steps: int, timeout: float) -> dict[str, Any]:
+            steps: int, timeout: float, transport: str = "shm") -> dict[str, Any]:
     """Runs one configuration; returns rank 0's result, or {"error": ...}."""
-    command = [str(mpiexec), "--oversubscribe", "--bind-to", "none", "-n", str(ranks),
-               sys.executable, str(WORKER), "--model", model, "--communicator", communicator,
-               "--warmup", str(warmup), "--steps", str(steps)]
+    command = [str(mpiexec), "--oversubscribe", "--bind-to", "none", *TRANSPORTS[transport],
+               "-n", str(ranks), sys.executable, str(WORKER), "--model", model,
+               "--communicator", communicator, "--warmup", str(warmup), "--steps", str(steps)]
     env = {**os.environ, **ONE_THREAD, **ALLOW_ROOT}
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True,
@@ -113,50 +117,61 @@ def ratios(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     The target is judged on ``flat`` (one buffer per dtype) only; ``flat-4mb``
     is shown for reference.
     """
-    by_key = {(r["model"], r["ranks"], r["communicator"]): r
+    by_key = {(r["model"], r["ranks"], r["transport"], r["communicator"]): r
               for r in results if "error" not in r}
     rows = []
     for model in dict.fromkeys(r["model"] for r in results):
-        for ranks in sorted({r["ranks"] for r in results if r["model"] == model}):
-            naive = by_key.get((model, ranks, "naive"))
-            for packed_name in ("flat", "flat-4mb"):
-                packed = by_key.get((model, ranks, packed_name))
-                if naive is None or packed is None:
-                    continue
-                ratio = naive["median_ms"]["allreduce"] / packed["median_ms"]["allreduce"]
-                judged = (packed_name == "flat" and ranks in TARGET_RANKS
-                          and model not in UNTARGETED_MODELS)
-                rows.append({"model": model, "ranks": ranks, "packed": packed_name,
-                             "param_arrays": naive["param_arrays"],
-                             "naive_ms": naive["median_ms"]["allreduce"],
-                             "packed_ms": packed["median_ms"]["allreduce"], "ratio": ratio,
-                             "target": TARGET_RATIO if judged else None,
-                             "met": (ratio >= TARGET_RATIO) if judged else None})
+        for transport in dict.fromkeys(r["transport"] for r in results):
+            for ranks in sorted({r["ranks"] for r in results if r["model"] == model}):
+                rows += _ratio_rows(by_key, model, transport, ranks)
+    return rows
+
+
+def _ratio_rows(by_key: dict[tuple[Any, ...], dict[str, Any]], model: str, transport: str,
+                ranks: int) -> list[dict[str, Any]]:
+    rows = []
+    naive = by_key.get((model, ranks, transport, "naive"))
+    for packed_name in ("flat", "flat-4mb"):
+        packed = by_key.get((model, ranks, transport, packed_name))
+        if naive is None or packed is None:
+            continue
+        ratio = naive["median_ms"]["allreduce"] / packed["median_ms"]["allreduce"]
+        judged = (packed_name == "flat" and ranks in TARGET_RANKS
+                  and model not in UNTARGETED_MODELS)
+        rows.append({"model": model, "ranks": ranks, "transport": transport,
+                     "packed": packed_name,
+                     "param_arrays": naive["param_arrays"],
+                     "naive_ms": naive["median_ms"]["allreduce"],
+                     "packed_ms": packed["median_ms"]["allreduce"], "ratio": ratio,
+                     "target": TARGET_RATIO if judged else None,
+                     "met": (ratio >= TARGET_RATIO) if judged else None})
     return rows
 
 
 def print_results(results: list[dict[str, Any]]) -> None:
-    one_rank = {(r["model"], r["communicator"]): r for r in results
+    one_rank = {(r["model"], r["transport"], r["communicator"]): r for r in results
                 if "error" not in r and r["ranks"] == 1}
-    header = (f"{'model':<10}  {'arrays':>6}  {'grad MiB':>8}  {'ranks':>5}  {'comm':<8}  "
+    header = (f"{'model':<10}  {'arrays':>6}  {'grad MiB':>8}  {'ranks':>5}  {'net':<3}  "
+              f"{'comm':<8}  "
               f"{'step ms':>8}  {'examples/s':>10}  {'vs 1 rank':>9}  {'fwd+bwd ms':>10}  "
               f"{'all-reduce ms':>13}  {'share':>6}")
     print(header)
     print("-" * len(header))
     for r in results:
         if "error" in r:
-            print(f"{r['model']:<10}  {'':>6}  {'':>8}  {r['ranks']:>5}  {r['communicator']:<8}  "
-                  f"error: {r['error']}")
+            print(f"{r['model']:<10}  {'':>6}  {'':>8}  {r['ranks']:>5}  {r['transport']:<3}  "
+                  f"{r['communicator']:<8}  error: {r['error']}")
             continue
         ms = r["median_ms"]
         throughput = r["ranks"] * r["batch_per_rank"] / (ms["step"] / 1e3)
-        base = one_rank.get((r["model"], r["communicator"]))
+        base = one_rank.get((r["model"], r["transport"], r["communicator"]))
         speedup = "-"
         if base is not None:
             base_throughput = base["batch_per_rank"] / (base["median_ms"]["step"] / 1e3)
             speedup = f"{throughput / base_throughput:.2f}x"
         print(f"{r['model']:<10}  {r['param_arrays']:>6}  {r['grad_bytes'] / 2**20:>8.1f}  "
-              f"{r['ranks']:>5}  {r['communicator']:<8}  {ms['step']:>8.1f}  "
+              f"{r['ranks']:>5}  {r['transport']:<3}  {r['communicator']:<8}  "
+              f"{ms['step']:>8.1f}  "
               f"{throughput:>10.0f}  {speedup:>9}  {ms['fwd_bwd']:>10.1f}  "
               f"{ms['allreduce']:>13.2f}  {ms['allreduce'] / ms['step']:>6.1%}")
 
@@ -164,7 +179,8 @@ def print_results(results: list[dict[str, Any]]) -> None:
 def print_ratios(rows: list[dict[str, Any]]) -> None:
     print("\nall-reduce time, naive (one call per array) / packed (flat: one buffer per "
           "dtype; flat-4mb: 4 MiB buckets):")
-    header = (f"{'model':<10}  {'arrays':>6}  {'ranks':>5}  {'packed':<8}  {'naive ms':>9}  "
+    header = (f"{'model':<10}  {'arrays':>6}  {'ranks':>5}  {'net':<3}  {'packed':<8}  "
+              f"{'naive ms':>9}  "
               f"{'packed ms':>9}  {'naive/packed':>12}  {'target':>7}")
     print(header)
     print("-" * len(header))
@@ -174,7 +190,8 @@ def print_ratios(rows: list[dict[str, Any]]) -> None:
         else:
             target, verdict = f">= {row['target']:g}x", "met" if row["met"] else "MISSED"
         print(f"{row['model']:<10}  {row['param_arrays']:>6}  {row['ranks']:>5}  "
-              f"{row['packed']:<8}  {row['naive_ms']:>9.2f}  {row['packed_ms']:>9.2f}  "
+              f"{row['transport']:<3}  {row['packed']:<8}  {row['naive_ms']:>9.2f}  "
+              f"{row['packed_ms']:>9.2f}  "
               f"{row['ratio']:>11.2f}x  {target:>7}  {verdict}")
 
 
@@ -201,6 +218,11 @@ def main(argv: list[str] | None = None) -> int:
                         type=lambda s: _csv(s, ("naive", "flat", "flat-4mb")),
                         default=list(COMMUNICATORS),
                         help="comma-separated, from naive,flat,flat-4mb (default: naive,flat)")
+    parser.add_argument("--transports", type=lambda s: _csv(s, tuple(TRANSPORTS)),
+                        default=list(TRANSPORTS),
+                        help="comma-separated, from shm (Open MPI's choice on one machine: "
+                             "shared memory) and tcp (TCP over loopback, a network's "
+                             "per-message cost) (default: both)")
     parser.add_argument("--steps", type=int, help="timed steps for every model")
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="seconds allowed per mpiexec run (default 900)")
@@ -223,16 +245,19 @@ def main(argv: list[str] | None = None) -> int:
         warmup, steps = QUICK_STEPS if args.quick else FULL_STEPS[model]
         if args.steps is not None:
             steps = args.steps
-        for ranks in args.ranks:
-            for communicator in args.communicators:
-                result = run_one(mpiexec, model, ranks, communicator, warmup, steps,
-                                 args.timeout)
-                result.update(model=model, ranks=ranks, communicator=communicator)
-                results.append(result)
-                status = result["error"] if "error" in result else (
-                    f"step {result['median_ms']['step']:.1f} ms, all-reduce "
-                    f"{result['median_ms']['allreduce']:.2f} ms")
-                print(f"  {model} x{ranks} {communicator}: {status}", flush=True)
+        for transport in args.transports:
+            for ranks in args.ranks:
+                for communicator in args.communicators:
+                    result = run_one(mpiexec, model, ranks, communicator, warmup, steps,
+                                     args.timeout, transport)
+                    result.update(model=model, ranks=ranks, communicator=communicator,
+                                  transport=transport)
+                    results.append(result)
+                    status = result["error"] if "error" in result else (
+                        f"step {result['median_ms']['step']:.1f} ms, all-reduce "
+                        f"{result['median_ms']['allreduce']:.2f} ms")
+                    print(f"  {model} x{ranks} {transport} {communicator}: {status}",
+                          flush=True)
     print()
     print_results(results)
     rows = ratios(results)

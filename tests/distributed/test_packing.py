@@ -32,19 +32,38 @@ def test_a_common_dtype_makes_one_group():
     assert len(buckets) == 1 and buckets[0].dtype == numpy.float16 and buckets[0].size == 128
 
 
-def test_pack_scales_and_unpack_restores():
-    source = arrays()
+def test_a_scaled_sum_of_the_buffers_unpacks_to_the_scaled_sum():
+    source = arrays() + [numpy.array([3e4, 1.0], numpy.float16)]
     packer = _packing.Packer(bucket_bytes=64)
     buffers = packer.pack(source, scale=0.5)
     flat = numpy.concatenate([b.astype(numpy.float64) for b in buffers])
     assert flat.size == sum(a.size for a in source)
-    assert numpy.isclose(flat.sum(), sum(float(a.sum()) for a in source) * 0.5)
     for buffer in buffers:
-        buffer *= 2
+        buffer += buffer  # what a sum over two equal ranks does
     targets = [numpy.zeros_like(a) for a in source]
     packer.unpack(targets)
     for target, original in zip(targets, source):
-        numpy.testing.assert_allclose(target, original, rtol=1e-6)
+        numpy.testing.assert_array_equal(target, original)
+
+
+def test_the_scale_comes_before_a_float16_sum():
+    # 3e4 + 3e4 overflows float16 (largest 65504); the halves do not.
+    packer = _packing.Packer()
+    (buffer,) = packer.pack([numpy.array([3e4, 1.0], numpy.float16)], scale=0.5)
+    numpy.testing.assert_array_equal(buffer, [1.5e4, 0.5])
+
+
+def test_wider_buffers_are_scaled_while_unpacking():
+    source = [numpy.array([1.0, 3.0], numpy.float32)]
+    packer = _packing.Packer()
+    (buffer,) = packer.pack(source, scale=0.25)
+    numpy.testing.assert_array_equal(buffer, [1.0, 3.0])
+    packer.unpack(source)
+    numpy.testing.assert_array_equal(source[0], [0.25, 0.75])
+    packer.pack(source)  # no scale: a plain copy back
+    buffer[...] = [5.0, 6.0]
+    packer.unpack(source)
+    numpy.testing.assert_array_equal(source[0], [5.0, 6.0])
 
 
 def test_pack_casts_to_the_buffer_dtype():

@@ -80,9 +80,16 @@ class Packer:
 
     The layout is planned again only when the arrays' shapes, dtypes or
     modules, the buffer dtype or the bucket size change. Each bucket is filled
-    with one concatenation (which also casts) and scaled with one
-    multiplication, and the views that :meth:`unpack` copies from are made
-    once per layout: the cost per array is a fraction of a microsecond.
+    with one concatenation (which also casts), and the views that
+    :meth:`unpack` copies from are made once per layout.
+
+    A ``scale`` given to :meth:`pack` is applied where it costs least and
+    loses nothing: while packing when the bucket casts to another dtype (so
+    that values that only fit the narrower dtype once scaled survive) or is
+    float16 (so that a float16 sum of the buffers overflows only where the
+    scaled sum would); otherwise while unpacking, where multiplying replaces
+    the copy. Either way, summing the buffers between :meth:`pack` and
+    :meth:`unpack` yields ``scale`` times the sum.
 
     Args:
         bucket_bytes: The largest bucket in bytes, or None for no limit.
@@ -95,6 +102,7 @@ class Packer:
         self._buffers: list[Any] = []
         self._views: list[list[Any]] = []
         self._staging: dict[int, Any] = {}
+        self._unpack_scales: list[float | None] = []
 
     @property
     def buckets(self) -> list[Bucket]:
@@ -103,14 +111,13 @@ class Packer:
 
     def pack(self, arrays: Sequence[Any], dtype: Any = None,
              scale: float | None = None) -> list[Any]:
-        """Copies ``arrays`` into the buffers (cast to ``dtype``, times ``scale``).
+        """Copies ``arrays`` into the buffers, cast to ``dtype``.
 
         Args:
             arrays: The arrays.
             dtype: The buffer dtype, or None for each array's own dtype.
-            scale: A factor applied while copying, or None. With a cast, it is
-                applied before the cast, so that values that only fit the
-                narrower dtype once scaled survive.
+            scale: A factor for the values, or None; see the class
+                description for where it is applied.
 
         Returns:
             The flat buffers, one per bucket.
@@ -120,9 +127,12 @@ class Packer:
         if key != self._key:
             self._plan(arrays, dtype)
             self._key = key
+        self._unpack_scales = []
         for number, (bucket, buffer) in enumerate(zip(self._buckets, self._buffers)):
-            sources = [arrays[index].reshape(-1) for index, _, _ in bucket.members]
+            sources = (arrays if len(bucket.members) == len(arrays)
+                       else [arrays[index] for index, _, _ in bucket.members])
             source_dtype = sources[0].dtype
+            unpack_scale = None
             if scale is not None and source_dtype != bucket.dtype:
                 staging = self._staging.get(number)
                 if staging is None or staging.dtype != source_dtype:
@@ -131,17 +141,25 @@ class Packer:
                 _concatenate(bucket.xp, sources, staging)
                 bucket.xp.multiply(staging, source_dtype.type(scale), out=buffer,
                                    casting='same_kind')
-                continue
-            _concatenate(bucket.xp, sources, buffer)
-            if scale is not None:
-                buffer *= buffer.dtype.type(scale)
+            else:
+                _concatenate(bucket.xp, sources, buffer)
+                if scale is not None and bucket.dtype.itemsize <= 2:
+                    buffer *= buffer.dtype.type(scale)
+                elif scale is not None:
+                    unpack_scale = scale
+            self._unpack_scales.append(unpack_scale)
         return list(self._buffers)
 
     def unpack(self, arrays: Sequence[Any]) -> None:
         """Copies the buffers back into ``arrays`` (the arrays given to :meth:`pack`)."""
-        for bucket, views in zip(self._buckets, self._views):
+        for bucket, views, scale in zip(self._buckets, self._views, self._unpack_scales):
+            if scale is None:
+                for (index, _, _), view in zip(bucket.members, views):
+                    arrays[index][...] = view
+                continue
+            multiply, factor = bucket.xp.multiply, bucket.dtype.type(scale)
             for (index, _, _), view in zip(bucket.members, views):
-                arrays[index][...] = view
+                multiply(view, factor, out=arrays[index])
 
     def release(self) -> None:
         """Frees the buffers."""
@@ -150,6 +168,7 @@ class Packer:
         self._buffers = []
         self._views = []
         self._staging = {}
+        self._unpack_scales = []
 
     def _plan(self, arrays: Sequence[Any], dtype: Any) -> None:
         self._buckets = plan_buckets(arrays, dtype, self.bucket_bytes)
@@ -160,8 +179,8 @@ class Packer:
         self._staging = {}
 
 
-def _concatenate(xp: types.ModuleType, sources: list[Any], out: Any) -> None:
+def _concatenate(xp: types.ModuleType, sources: Sequence[Any], out: Any) -> None:
     if len(sources) == 1:
-        out[...] = sources[0]
+        out[...] = sources[0].reshape(-1)
     else:
-        xp.concatenate(sources, out=out, casting='same_kind')
+        xp.concatenate(sources, axis=None, out=out, casting='same_kind')

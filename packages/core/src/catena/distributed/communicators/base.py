@@ -267,8 +267,8 @@ _name_orders: weakref.WeakKeyDictionary[Link, tuple[tuple[int, ...], list[Parame
     weakref.WeakKeyDictionary()
 
 
-def initialized_params(model: Any) -> list[Parameter]:
-    """The initialized parameters of ``model``, sorted by name (the same order on every rank).
+def _params_by_name(model: Any) -> list[Parameter]:
+    """Every parameter of ``model`` (initialized or not), sorted by name.
 
     The order by name is remembered for each model while its parameters stay
     the same objects in the same places: building the names costs more than
@@ -281,7 +281,12 @@ def initialized_params(model: Any) -> list[Parameter]:
     if remembered is None or remembered[0] != identity:
         ordered = [param for _, param in sorted(model.namedparams(), key=lambda item: item[0])]
         _name_orders[model] = remembered = (identity, ordered)
-    return [param for param in remembered[1] if param.array is not None]
+    return remembered[1]
+
+
+def initialized_params(model: Any) -> list[Parameter]:
+    """The initialized parameters of ``model``, sorted by name (the same order on every rank)."""
+    return [param for param in _params_by_name(model) if param.array is not None]
 
 
 def params_with_grads(model: Any, zero_fill: bool) -> list[Parameter]:
@@ -290,9 +295,28 @@ def params_with_grads(model: Any, zero_fill: bool) -> list[Parameter]:
     With ``zero_fill``, an initialized parameter without a gradient first gets
     a zero gradient.
     """
-    params = initialized_params(model)
-    if zero_fill:
-        for param in params:
-            if param.grad is None:
-                param.grad = backend.get_array_module(param.array).zeros_like(param.array)
-    return [param for param in params if param.grad is not None]
+    found = []
+    for param in _params_by_name(model):
+        array = param.array
+        if array is None:
+            continue
+        if param.grad is None:
+            if not zero_fill:
+                continue
+            param.grad = backend.get_array_module(array).zeros_like(array)
+        found.append(param)
+    return found
+
+
+def grads_to_average(model: Any, zero_fill: bool) -> list[Any]:
+    """The gradients of :func:`params_with_grads`, in its order."""
+    grads = []
+    for param in _params_by_name(model):
+        grad = param.grad
+        if grad is None:
+            array = param.array
+            if array is None or not zero_fill:
+                continue
+            grad = param.grad = backend.get_array_module(array).zeros_like(array)
+        grads.append(grad)
+    return grads

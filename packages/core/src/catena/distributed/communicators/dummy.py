@@ -13,7 +13,7 @@ from catena.distributed.communicators.base import (
     CommunicatorBase,
     _check_model,
     checked_size,
-    params_with_grads,
+    grads_to_average,
 )
 
 
@@ -175,7 +175,7 @@ class DummyCommunicator(CommunicatorBase):
         _check_model(model)
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
-        self._mean_grad_arrays([param.grad for param in params_with_grads(model, zero_fill)])
+        self._mean_grad_arrays(grads_to_average(model, zero_fill))
 
     def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         self._packer.pack(grads, dtype=self.allreduce_grad_dtype, scale=1.0)

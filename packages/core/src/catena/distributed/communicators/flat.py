@@ -8,8 +8,8 @@ from typing import Any
 from catena.distributed._packing import Packer
 from catena.distributed.communicators.base import (
     checked_size,
+    grads_to_average,
     initialized_params,
-    params_with_grads,
 )
 from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
 
@@ -77,7 +77,7 @@ class FlatCommunicator(MpiCommunicatorBase):
                 'pack_max_kb': self._pack_max_kb}
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
-        self._mean_grad_arrays([param.grad for param in params_with_grads(model, zero_fill)])
+        self._mean_grad_arrays(grads_to_average(model, zero_fill))
 
     def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         scale = 1.0 / self.size

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from catena.distributed.communicators.base import initialized_params, params_with_grads
+from catena.distributed.communicators.base import grads_to_average, initialized_params
 from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
 
 
@@ -22,7 +22,7 @@ class NaiveCommunicator(MpiCommunicatorBase):
     """
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
-        self._mean_grad_arrays([param.grad for param in params_with_grads(model, zero_fill)])
+        self._mean_grad_arrays(grads_to_average(model, zero_fill))
 
     def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         scale = 1.0 / self.size
