@@ -3,7 +3,7 @@
 
 Usage (in an environment with ``catena[mpi]``: mpi4py and the Open MPI wheel)::
 
-    python benchmarks/bench_distributed.py                # every model, 1, 2 and 4 ranks
+    python benchmarks/bench_distributed.py                # every model, shm and tcp, 1, 2, 4 ranks
     python benchmarks/bench_distributed.py --quick        # few steps
     python benchmarks/bench_distributed.py --json out.json
 
@@ -16,6 +16,11 @@ time, the throughput over all ranks, the all-reduce time
 (``multi_node_mean_grad``, packing included) and its share of the step, then
 the naive/flat ratio of all-reduce times: how much packing the gradients
 into one buffer per dtype saves over one all-reduce per array.
+
+Each configuration runs over two transports: ``shm``, Open MPI's own choice
+on one machine (shared memory), and ``tcp``, its TCP transport over the
+loopback interface, where every message pays a network stack's cost as it
+would between machines.
 
 Target (the distributed issue): packing cuts the all-reduce time at least 3x
 for a model with 100+ parameter arrays. It is judged at 2 and 4 ranks on
