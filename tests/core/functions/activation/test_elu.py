@@ -57,6 +57,14 @@ def test_elu_default_alpha_and_gradient():
     assert type(y.creator_node).__name__ == 'ELU'
 
 
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64])
+def test_elu_at_infinities_and_nan(dtype):
+    x = np.array([-np.inf, np.inf, np.nan, -0.0], dtype)
+    y = F.elu(x, alpha=0.5).array
+    np.testing.assert_array_equal(y, np.array([-0.5, np.inf, np.nan, 0.0], dtype))
+    assert y.dtype == dtype
+
+
 def test_elu_third_order():
     # The grad node's own backward is built of differentiable nodes too.
     x = catena.Variable(np.array([-0.7, 1.5]))

@@ -3,8 +3,8 @@
 Both repeat the generic forwards' operations in one pass, each rounded to
 the dtype as there (the forward takes five passes generically, the
 derivative three to six), so results, NaN and infinities included, are the
-same: ``elu(-inf)`` is NaN in both, from ``-inf - (-inf)``. Each kernel
-retains what its generic forward retains.
+same (``elu(-inf)`` is ``-alpha``). Each kernel retains what its generic
+forward retains.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ CONFIG_KEY = 'use_cupy_kernels'
 FORWARD = Spec('catena_elu', 'T x, T alpha', 'T y', '''
 T zero = (T)0;
 T negative = x > zero ? zero : x;
-T positive = x - negative;
+T positive = x < zero ? zero : x;
 T grown = expm1(negative);
 T scaled = mul_rn(grown, alpha);
 y = scaled + positive;
 ''')
-"""``x >= 0 ? x : alpha * expm1(x)``, as ``alpha * expm1(min(x, 0)) + (x - min(x, 0))``."""
+"""``x >= 0 ? x : alpha * expm1(x)``, as ``alpha * expm1(min(x, 0)) + max(x, 0)``."""
 
 GRAD = Spec('catena_elu_grad', 'T x, T alpha', 'T dydx', '''
 T zero = (T)0;

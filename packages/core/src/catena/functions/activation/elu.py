@@ -7,7 +7,7 @@ from typing import Any
 from catena import backend
 from catena.function_node import FunctionNode
 from catena.functions.activation import _piecewise, _scalar
-from catena.utils import force_array, type_check
+from catena.utils import type_check
 from catena.variable import Variable
 
 
@@ -26,7 +26,7 @@ class ELU(FunctionNode):
         self.retain_inputs((0,))
         xp = backend.get_array_module(x)
         y = _piecewise.negative_part(xp, x)
-        positive = force_array(xp.subtract(x, y))  # max(x, 0), exactly
+        positive = _piecewise.positive_part(xp, x)
         xp.expm1(y, out=y)
         y *= x.dtype.type(self.alpha)
         y += positive
