@@ -12,7 +12,7 @@ for operation:
 
 - ``T`` is the type of the arrays, inferred by CuPy from them. ``W`` is the
   work type of the optimizers (float32 for float16 parameters, see
-  ``catena.optimizers.adam._work_dtype``): CuPy infers a one-letter type
+  ``catena.optimizers.adam.work_dtype``): CuPy infers a one-letter type
   only from arrays, so ``W`` parameters are given their dtype here and the
   body sees ``W`` through a ``typedef`` in the preamble.
 - Each statement does one operation and stores it in a typed variable, so

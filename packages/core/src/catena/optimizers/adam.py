@@ -53,8 +53,11 @@ class _BiasCorrectedAlpha:
         return self.alpha_t
 
 
-def _work_dtype(dtype: numpy.dtype) -> numpy.dtype:
-    """The dtype the step is computed in: float32 for float16 parameters."""
+def work_dtype(dtype: numpy.dtype) -> numpy.dtype:
+    """The dtype Adam's step is computed in: float32 for float16 parameters, else ``dtype``.
+
+    Public for backends whose fused updates must compute as the rule does.
+    """
     return numpy.dtype(numpy.float32) if dtype == numpy.float16 else dtype
 
 
@@ -126,7 +129,7 @@ class AdamRule(_BiasCorrectedAlpha, UpdateRule):
         state = self._state
         assert state is not None
         xp = backend.get_array_module(data)
-        work = _work_dtype(data.dtype)
+        work = work_dtype(data.dtype)
         scalar = work.type
         eps = scalar(hp.eps)
         if eps == 0 and hp.eps != 0:

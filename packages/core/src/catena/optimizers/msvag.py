@@ -15,8 +15,11 @@ _default_hyperparam.weight_decay_rate = 0
 _RHO_MAX = 0.9999
 
 
-def _variance_weight(beta: float, t: int) -> float:
-    """The weight ``rho`` of the variance estimate after ``t`` steps, capped below 1."""
+def variance_weight(beta: float, t: int) -> float:
+    """The weight ``rho`` of the variance estimate after ``t`` steps, capped below 1.
+
+    Public for backends whose fused updates must compute as the rule does.
+    """
     if not 0 <= beta < 1:
         raise ValueError(f'MSVAG beta must be in [0, 1), got {beta!r}')
     beta_power = beta ** t
@@ -79,7 +82,7 @@ class MSVAGRule(optimizer.UpdateRule):
         hp = self.hyperparam
         beta = hp.beta
         t = max(self.t, 1)
-        rho = _variance_weight(beta, t)
+        rho = variance_weight(beta, t)
         state = self.state
         m, v = state['m'], state['v']  # type: ignore[index]
         data = param.array

@@ -73,7 +73,7 @@ def plan(rule: Any, param: Any) -> Launch | None | Any:
         return found
     data, grad = found
     hp = rule.hyperparam
-    work = adam._work_dtype(data.dtype)
+    work = adam.work_dtype(data.dtype)
     scalar = work.type
     eps = scalar(hp.eps)
     if eps == 0 and hp.eps != 0:

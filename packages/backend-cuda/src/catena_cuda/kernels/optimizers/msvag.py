@@ -77,7 +77,7 @@ def plan(rule: Any, param: Any) -> Launch | None | Any:
     hp = rule.hyperparam
     beta = hp.beta
     t = max(rule.t, 1)
-    rho = msvag._variance_weight(beta, t)
+    rho = msvag.variance_weight(beta, t)
     state = _update.state(rule, data, 'm', 'v')
     if state is None:
         return Fallback
