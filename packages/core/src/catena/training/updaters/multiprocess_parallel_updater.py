@@ -1,4 +1,4 @@
-"""Data parallelism over GPU worker processes with NCCL (not implemented yet)."""
+"""Data parallelism over GPU worker processes with NCCL (not implemented)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from catena.training.updater import Updater
 class MultiprocessParallelUpdater(Updater):
     """One worker process per GPU, gradients all-reduced with NCCL (not implemented).
 
-    catena does not implement this updater yet: it needs NCCL communicators
-    from catena-cuda. Use :class:`ParallelUpdater` inside one process, or
-    ``catena.distributed`` (MPI) across processes.
+    catena does not implement this updater. The same training, one process
+    per GPU with gradients averaged over NCCL, is ``catena.distributed``
+    with the ``pure_nccl`` communicator of catena-cuda, started with
+    ``mpiexec``; inside one process, :class:`ParallelUpdater` uses several
+    devices.
 
     Args:
         iterators: One iterator per device.
@@ -28,11 +30,11 @@ class MultiprocessParallelUpdater(Updater):
                  converter: Callable[..., Any] = convert.concat_examples,
                  devices: Any = None, auto_new_epoch: bool = True) -> None:
         raise NotImplementedError(
-            'MultiprocessParallelUpdater is not implemented in catena yet (it needs NCCL '
-            'from catena-cuda); use ParallelUpdater for several devices in one process, or '
-            'catena.distributed for several processes')
+            'MultiprocessParallelUpdater is not implemented in catena; for one process per '
+            'GPU use catena.distributed with create_communicator("pure_nccl") (catena-cuda) '
+            'under mpiexec, or ParallelUpdater for several devices in one process')
 
     @staticmethod
     def available() -> bool:
-        """Whether this updater can run here (never, for now)."""
+        """Whether this updater can run here (never: it is not implemented)."""
         return False
