@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 import warnings
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy
@@ -289,28 +289,7 @@ def initialized_params(model: Any) -> list[Parameter]:
     return [param for param in _params_by_name(model) if param.array is not None]
 
 
-def params_with_grads(model: Any, zero_fill: bool) -> list[Parameter]:
-    """The parameters whose gradients take part in a mean, sorted by name.
-
-    With ``zero_fill``, an initialized parameter without a gradient first gets
-    a zero gradient.
-    """
-    found = []
-    for param in _params_by_name(model):
-        array = param.array
-        if array is None:
-            continue
-        if param.grad is None:
-            if not zero_fill:
-                continue
-            param.grad = backend.get_array_module(array).zeros_like(array)
-        found.append(param)
-    return found
-
-
-def grads_to_average(model: Any, zero_fill: bool) -> list[Any]:
-    """The gradients of :func:`params_with_grads`, in its order."""
-    grads = []
+def _with_grads(model: Any, zero_fill: bool) -> Iterator[tuple[Parameter, Any]]:
     for param in _params_by_name(model):
         grad = param.grad
         if grad is None:
@@ -318,5 +297,18 @@ def grads_to_average(model: Any, zero_fill: bool) -> list[Any]:
             if array is None or not zero_fill:
                 continue
             grad = param.grad = backend.get_array_module(array).zeros_like(array)
-        grads.append(grad)
-    return grads
+        yield param, grad
+
+
+def params_with_grads(model: Any, zero_fill: bool) -> list[Parameter]:
+    """The parameters whose gradients take part in a mean, sorted by name.
+
+    With ``zero_fill``, an initialized parameter without a gradient first gets
+    a zero gradient.
+    """
+    return [param for param, _ in _with_grads(model, zero_fill)]
+
+
+def grads_to_average(model: Any, zero_fill: bool) -> list[Any]:
+    """The gradients of :func:`params_with_grads`, in its order."""
+    return [grad for _, grad in _with_grads(model, zero_fill)]
