@@ -3,7 +3,8 @@
 The one command that runs every check (the README's test command, also what
 ``.ci/run`` calls)::
 
-    python -m pip install nox && python -m nox -s lint typecheck tests-core tests tests-distributed
+    python -m pip install nox && \
+        python -m nox -s lint typecheck tests-core tests tests-distributed chainer-suite
 
 Sessions:
 
@@ -30,6 +31,12 @@ Sessions:
     venv), then ``pytest tests/distributed`` in one process (the dummy
     communicator, packing, the abort-on-exception check) and under
     ``mpiexec -n 2`` and ``mpiexec -n 3``.
+``chainer-suite``
+    Chainer 7.8.1's own tests (``../shared/chainer-suite``, ``--select quick``)
+    on catena through the suite's import shim, in the suite's NumPy 1.26
+    environment; fails when a group passes fewer tests than
+    ``.ci/chainer-suite-floor.json`` says (``-- --raise-floor`` raises it).
+    Skips when ``../shared/chainer-suite`` is absent.
 ``bench``
     not part of the default run: core plus a pinned PyTorch CPU build, then
     ``python benchmarks/run.py`` (arguments after ``--`` are passed on, e.g.
@@ -50,7 +57,8 @@ import nox
 nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "tests-core", "tests", "tests-distributed"]
+nox.options.sessions = ["lint", "typecheck", "tests-core", "tests", "tests-distributed",
+                        "chainer-suite"]
 
 ROOT = pathlib.Path(__file__).resolve().parent
 PYTHON = "3.11"
@@ -183,6 +191,63 @@ def tests_distributed(session: nox.Session) -> None:
     for ranks in ("2", "3"):
         session.run(str(mpiexec), "--oversubscribe", "-n", ranks, python, *pytest_args,
                     env=env)
+
+
+# Chainer 7.8.1's own test suite, run through an import shim (../shared/chainer-suite).
+CHAINER_SUITE = ROOT.parent / "shared" / "chainer-suite"
+CHAINER_SUITE_FLOOR = ROOT / ".ci" / "chainer-suite-floor.json"
+# The environment the suite's baseline was recorded in (its README): Chainer's
+# test files need six and mock, and the baseline cannot run on NumPy 2.
+CHAINER_SUITE_DEPS = ["numpy==1.26.4", "scipy==1.10.1", "pytest", "pytest-timeout", "mock",
+                      "six", "h5py", "pillow"]
+
+
+def _suite_passed(summary: dict) -> dict[str, int]:
+    passed = {group: int(counts["passed"]) for group, counts in summary["groups"].items()}
+    passed["(total)"] = int(summary["totals"]["passed"])
+    return passed
+
+
+@nox.session(name="chainer-suite", python=PYTHON)
+def chainer_suite(session: nox.Session) -> None:
+    """Run Chainer's own tests on catena; fail when any group passes fewer than the floor.
+
+    ``nox -s chainer-suite`` runs ``--select quick`` (what CI runs) and compares
+    each group's passed count with ``.ci/chainer-suite-floor.json``.
+    ``nox -s chainer-suite -- --raise-floor`` raises the floor to this run's
+    counts where they are higher (a floor is never lowered). Skips when
+    ``../shared/chainer-suite`` is absent.
+    """
+    import json
+
+    runner = CHAINER_SUITE / "run_chainer_suite.py"
+    if not runner.is_file():
+        session.skip(f"Chainer's suite is not at {CHAINER_SUITE} (it comes with ../shared)")
+    raise_floor = "--raise-floor" in session.posargs
+    editable = ["-e", f"{_package_dir(session, 'catena')}[scipy,hdf5,image,download]"]
+    for dist in ("catena-intel64", "catena-zoo", "catena-onnx"):
+        editable += ["-e", _package_dir(session, dist)]
+    session.install(*editable, *CHAINER_SUITE_DEPS)
+    out = pathlib.Path(session.create_tmp()) / "chainer-suite-quick.json"
+    python = str(pathlib.Path(session.bin) / "python")
+    # The runner exits 1 when any test fails; the floor decides here.
+    session.run(python, str(runner), "--impl", "catena", "--python", python,
+                "--ref", str(CHAINER_SUITE / "chainer"), "--select", "quick",
+                "--out", str(out), success_codes=[0, 1])
+    passed = _suite_passed(json.loads(out.read_text()))
+    floor = json.loads(CHAINER_SUITE_FLOOR.read_text())["passed"]
+    below = [f"{group}: {passed.get(group, 0)} passed, floor {minimum}"
+             for group, minimum in sorted(floor.items()) if passed.get(group, 0) < minimum]
+    if raise_floor:
+        raised = {group: max(count, floor.get(group, 0)) for group, count in passed.items()}
+        raised.update({g: m for g, m in floor.items() if g not in raised})
+        CHAINER_SUITE_FLOOR.write_text(json.dumps(
+            {"select": "quick", "passed": dict(sorted(raised.items()))}, indent=1) + "\n")
+        session.log(f"floor written to {CHAINER_SUITE_FLOOR}")
+    if below:
+        session.error("Chainer's suite passes fewer tests than the floor:\n  " +
+                      "\n  ".join(below))
+    session.log(f"Chainer's suite: {passed['(total)']} passed (floor {floor.get('(total)', 0)})")
 
 
 @nox.session(python=PYTHON)

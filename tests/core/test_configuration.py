@@ -134,3 +134,27 @@ def test_debug_helpers():
         assert catena.is_debug() and catena.config.debug
     finally:
         catena.set_debug(False)
+
+
+def test_show_prints_values_with_str_in_aligned_columns():
+    import io
+
+    global_config = configuration.GlobalConfig()
+    global_config.x = 'global x'
+    global_config.abc = 1
+    local = configuration.LocalConfig(global_config)
+    local.y = 'local y'
+    out = io.StringIO()
+    local.show(out)
+    assert out.getvalue() == 'abc 1\nx   global x\ny   local y\n'
+
+
+def test_deleting_a_key_without_a_thread_local_value_raises():
+    global_config = configuration.GlobalConfig()
+    global_config.x = 'global x'
+    local = configuration.LocalConfig(global_config)
+    local.x = 'local x'
+    del local.x
+    assert local.x == 'global x'
+    with pytest.raises(AttributeError, match='thread-local'):
+        del local.x

@@ -302,6 +302,29 @@ class TestLocalHooks:
         np.testing.assert_array_equal(x.grad, [6.0])
         f.delete_hook('Recorder')
 
+    def test_legacy_function_keeps_its_hooks_until_applied(self):
+        import gc
+
+        class Identity(catena.Function):
+            def forward(self, inputs):
+                return inputs[0],
+
+        class Counter(FunctionHook):
+            name = 'Counter'
+            forwards = 0
+
+            def forward_preprocess(self, function, in_data):
+                self.forwards += 1
+
+        hook = Counter()
+        f = Identity()
+        f.add_hook(hook)  # nothing but f refers to its node now
+        gc.collect()
+        assert list(f.local_function_hooks) == ['Counter']
+        y = f(Variable(f32(1)))
+        assert hook.forwards == 1
+        assert y.creator_node is f.node  # the graph owns the node from now on
+
 
 def test_default_callbacks_do_nothing():
     hook = FunctionHook()

@@ -64,7 +64,13 @@ class TestBadInput:
     def test_integer_input_to_arithmetic(self):
         x = Variable(np.ones(2, np.int32))
         with pytest.raises(type_check.InvalidType, match=r'lhs\.dtype\.kind == f'):
-            x + x
+            x * x
+
+    def test_integer_addition_is_allowed_as_in_chainer(self):
+        x = Variable(np.ones(2, np.int8))
+        np.testing.assert_array_equal((x + x).array, [2, 2])
+        with pytest.raises(type_check.InvalidType, match=r'lhs\.dtype == rhs\.dtype'):
+            x + Variable(np.ones(2, np.int16))
 
     def test_type_check_can_be_disabled(self):
         x = Variable(np.ones((2, 2), np.float64))
@@ -160,7 +166,8 @@ class TestApply:
     def test_debug_mode_names_node_and_stage(self):
         x = Variable(np.array([-1.0], np.float32))
         with catena.using_config('debug', True):
-            with pytest.raises(RuntimeError, match=r'NaN .* log \(Forward\)'):
+            with pytest.raises(RuntimeError,
+                               match=r'NaN is detected on forward computation of log'):
                 with np.errstate(invalid='ignore'):
                     F.log(x)
 
@@ -176,7 +183,8 @@ class TestApply:
         try:
             assert catena.is_debug()
             y, = BadGrad().apply((x,))
-            with pytest.raises(RuntimeError, match=r'Inf is detected .*\(Forward\)') as info:
+            with pytest.raises(RuntimeError,
+                               match=r'Inf is detected on forward computation of _') as info:
                 y.backward()
             notes = getattr(info.value, '__notes__', ['raised in the backward pass of BadGrad'])
             assert any('backward pass of BadGrad' in note for note in notes)
@@ -194,8 +202,95 @@ class TestApply:
         x = Variable(np.ones(2, np.float32))
         y, = WrongShape().apply((x,))
         y.grad = np.ones(2, np.float32)
-        with pytest.raises(ValueError, match=r'WrongShape.*shape \(3,\) for input 0.*\(2,\)'):
+        with pytest.raises(ValueError,
+                           match=r'(?s)`WrongShape`.*input 0.*grad: \(3,\) != data: \(2,\)'):
             y.backward()
+
+    def test_wrong_gradient_dtype_is_a_type_error(self):
+        class WrongDtype(FunctionNode):
+            def forward(self, inputs):
+                return inputs[0].copy(),
+
+            def backward(self, indexes, grad_outputs):
+                return Variable(np.ones(2, np.float64)),
+
+        x = Variable(np.ones(2, np.float32))
+        y, = WrongDtype().apply((x,))
+        y.grad = np.ones(2, np.float32)
+        with pytest.raises(TypeError, match=r'(?s)`WrongDtype`.*grad: float64 != data: float32'):
+            y.backward()
+
+    def test_debug_mode_checks_returned_gradients(self):
+        class WrongType(FunctionNode):
+            def forward(self, inputs):
+                return inputs[0].copy(),
+
+            def backward(self, indexes, grad_outputs):
+                return np.ones(2, np.float32),
+
+        x = Variable(np.ones(2, np.float32))
+        y, = WrongType().apply((x,))
+        y.grad = np.ones(2, np.float32)
+        with catena.using_config('debug', True):
+            with pytest.raises(ValueError, match='type of gradients returned from backward '
+                                                 'is incorrect'):
+                y.backward()
+
+    def test_debug_mode_appends_where_the_function_was_applied(self):
+        x = Variable(np.array(0.0))
+        with catena.using_config('debug', True):
+            y = F.sqrt(x)
+            with np.errstate(divide='raise'), pytest.raises(FloatingPointError) as info:
+                y.backward()
+        assert 'Stacktrace of the function is below' in str(info.value)
+        assert 'test_function_node.py' in str(info.value)
+
+    def test_check_type_forward_set_on_the_instance_runs(self):
+        node = FunctionNode()
+        seen = []
+        node.check_type_forward = seen.append
+        node.forward = lambda inputs: (inputs[0] * 2,)
+        node.apply((np.ones(2, np.float32),))
+        assert len(seen) == 1 and seen[0][0].shape == (2,)
+
+    def test_forward_must_return_arrays(self):
+        class Bad(FunctionNode):
+            def forward(self, inputs):
+                return object(),
+
+        with pytest.raises(TypeError, match='forward output must be a tuple of ndarrays'):
+            Bad().apply((np.ones(1, np.float32),))
+
+    def test_none_inputs_and_outputs_are_variables_without_arrays(self):
+        class Gap(FunctionNode):
+            def forward(self, inputs):
+                self.retain_inputs((0, 1))
+                self.retain_outputs((0, 1))
+                return None, inputs[1] * 2
+
+            def backward(self, indexes, grad_outputs):
+                assert self.get_retained_inputs()[0] is None
+                assert self.get_retained_outputs()[0] is None
+                assert grad_outputs[0] is None
+                return None, grad_outputs[1] * 2
+
+        x = Variable(np.ones(2, np.float32))
+        a, b = Gap().apply((None, x))
+        assert a.array is None
+        b.grad = np.ones(2, np.float32)
+        b.backward()
+        np.testing.assert_array_equal(x.grad, [2.0, 2.0])
+
+    def test_retained_outputs_are_kept_in_the_output_nodes(self):
+        class Keep(FunctionNode):
+            def forward(self, inputs):
+                self.retain_outputs((1,))
+                return inputs[0] * 1, inputs[0] * 2
+
+        x = Variable(np.ones(1, np.float32))
+        a, b = Keep().apply((x,))
+        assert a.node.data is None
+        assert b.node.data is b.array
 
 
 class TestOldStyleFunction:
@@ -216,14 +311,15 @@ class TestOldStyleFunction:
         y.backward()
         np.testing.assert_array_equal(x.grad, [12.0])
 
-    def test_function_with_two_outputs_gets_zero_for_missing_grad(self):
+    def test_function_with_two_outputs_gets_none_for_missing_grad(self):
         class Pair(catena.Function):
             def forward(self, inputs):
                 return inputs[0] * 2, inputs[0] * 3
 
             def backward(self, inputs, grad_outputs):
                 g0, g1 = grad_outputs
-                return g0 * 2 + g1 * 3,
+                assert g0 is None
+                return g1 * 3,
 
         x = Variable(np.array([1.0], np.float32))
         a, b = Pair()(x)
@@ -263,7 +359,7 @@ class TestGrad:
 
     def test_grad_rejects_single_variable(self):
         x = Variable(np.array([1.0], np.float32))
-        with pytest.raises(TypeError, match='sequences'):
+        with pytest.raises(TypeError, match='tuple or list'):
             catena.grad(x * 2, [x])
 
     def test_multi_output_backward(self):
@@ -282,3 +378,14 @@ class TestGrad:
         t = np.tanh(a)
         np.testing.assert_allclose(gx.array, 1 - t * t)
         np.testing.assert_allclose(ggx.array, -2 * t * (1 - t * t))
+
+
+def test_basic_math_constant_labels():
+    from catena.functions.math import basic_math
+
+    assert basic_math._convert_value_to_string(2) == '2'
+    assert basic_math._convert_value_to_string(-2) == '(-2)'
+    assert basic_math._convert_value_to_string(-2.0) == '(-2.0)'
+    assert basic_math._convert_value_to_string(np.float32(2)) == '2.0'
+    assert basic_math._convert_value_to_string(np.array([1, 2])) == 'constant array'
+    assert basic_math._convert_value_to_string(Variable(np.ones(2))) == 'constant array'

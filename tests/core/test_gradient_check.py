@@ -220,8 +220,13 @@ def test_check_backward_skips_integer_inputs_and_no_grads():
     x = rand(4)
     index = np.array([2, 0])
     gradient_check.check_backward(lambda v, i: F.get_item(v, i.array), (x, index), rand(2))
-    # no_grads=True for the float input too: nothing is left to compare.
-    gradient_check.check_backward(square(SquareMissingFactor), x, rand(4), no_grads=[True])
+    # no_grads=True for the float input too: the function computes its
+    # gradient anyway, which check_backward reports (as Chainer does).
+    with pytest.raises(RuntimeError, match='no_grads marks as having none'):
+        gradient_check.check_backward(square(SquareMissingFactor), x, rand(4),
+                                      no_grads=[True])
+    gradient_check.check_backward(lambda v, w: v * w.array, (x, rand(4, seed=2)), rand(4),
+                                  no_grads=[False, True])
     with pytest.raises(ValueError, match='no_grads has 2 entries'):
         gradient_check.check_backward(square(Square), x, rand(4), no_grads=[False, True])
 
@@ -311,3 +316,51 @@ def test_check_double_backward_with_an_integer_input():
 def test_assert_allclose_is_reexported():
     assert gradient_check.assert_allclose is testing.assert_allclose
     assert isinstance(Variable(rand(2)), Variable)
+
+
+def test_numerical_grad_detection_looks_within_eps():
+    # A kink 1.2 eps away lies outside [x - eps, x + eps]: differentiable there.
+    x = np.array([1.2e-3], np.float32)
+    gradient_check.numerical_grad(lambda: (abs(x),), (x,), (np.ones(1, np.float32),),
+                                  eps=1e-3, detect_nondifferentiable=True)
+    x = np.array([0.8e-3], np.float32)
+    with pytest.raises(gradient_check.NondifferentiableError):
+        gradient_check.numerical_grad(lambda: (abs(x),), (x,), (np.ones(1, np.float32),),
+                                      eps=1e-3, detect_nondifferentiable=True)
+
+
+def test_numerical_grad_reports_a_pole_but_not_an_invalid_domain():
+    ones = (np.ones(1, np.float32),)
+    at_pole = np.array([0.0], np.float32)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        with pytest.raises(gradient_check.NondifferentiableError):
+            gradient_check.numerical_grad(lambda: (np.log(at_pole),), (at_pole,), ones,
+                                          detect_nondifferentiable=True)
+        outside = np.array([-10.0], np.float32)
+        gradient_check.numerical_grad(lambda: (np.log(outside),), (outside,), ones,
+                                      detect_nondifferentiable=True)
+
+
+def test_numerical_grad_rejects_a_non_positive_eps():
+    x = rand(2)
+    for eps in (0, -1.0):
+        with pytest.raises(ValueError, match='eps must be positive'):
+            gradient_check.numerical_grad(lambda: (x * 2,), (x,), (rand(2),), eps=eps)
+        with pytest.raises(AssertionError):  # Chainer asserts it
+            gradient_check.numerical_grad(lambda: (x * 2,), (x,), (rand(2),), eps=eps)
+
+
+def test_sample_unit_vector_has_no_tiny_elements():
+    y = gradient_check._CheckBackward._sample_unit_vector(100, np)
+    assert y.shape == (100,)
+    np.testing.assert_allclose(np.square(y).sum(), 1.0)
+    assert np.abs(y).min() >= 0.1 / np.sqrt(100)
+    assert y.min() < 0 < y.max()
+
+
+def test_check_backward_with_an_output_returned_twice():
+    def twice(v):
+        y = v * 3
+        return y, y
+
+    gradient_check.check_backward(twice, rand(3), (rand(3, seed=1), rand(3, seed=2)))

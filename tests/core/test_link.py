@@ -112,8 +112,9 @@ def test_add_param_shapes_dtypes_and_lazy():
     assert link.h.dtype == np.float64
     assert link.lazy.array is None
     assert np.array_equal(link.c.array, np.full((4,), 3, np.float32))
-    assert names(link.namedparams(include_uninit=False)) == ['/W', '/h', '/c']
-    assert names(link.namedparams()) == ['/W', '/h', '/lazy', '/c']
+    # Parameters are visited in name order, as in Chainer.
+    assert names(link.namedparams(include_uninit=False)) == ['/W', '/c', '/h']
+    assert names(link.namedparams()) == ['/W', '/c', '/h', '/lazy']
     link.lazy.initialize((2, 2))
     assert np.array_equal(link.lazy.array, np.full((2, 2), 2, np.float32))
 
@@ -148,7 +149,7 @@ def test_register_persistent():
     link.x = np.ones(2)
     link.register_persistent('x')
     link.register_persistent('x')
-    assert link._persistent == ['x']
+    assert link._persistent == {'x'}
     with pytest.raises(AttributeError, match="'nothing'"):
         link.register_persistent('nothing')
     link.add_param('W', (1,))
@@ -161,7 +162,7 @@ def test_delattr_unregisters():
     del link.W
     del link.mean
     assert names(link.namedparams()) == ['/b']
-    assert link._persistent == ['count']
+    assert link._persistent == {'count'}
     chain = Net()
     del chain.enc
     assert [name for name, _ in chain.namedlinks()] == ['/', '/dec', '/dec/0', '/dec/1']
@@ -215,13 +216,14 @@ def test_chainlist_refuses_links_in_init_scope_and_non_links():
 
 def test_nested_namedparams_and_links():
     net = Net()
+    # A link's own parameters come first, then its children, each in name order.
     assert names(net.namedparams()) == [
-        '/scale', '/enc/W', '/enc/b', '/dec/0/W', '/dec/0/b', '/dec/1/W', '/dec/1/b']
+        '/scale', '/dec/0/W', '/dec/0/b', '/dec/1/W', '/dec/1/b', '/enc/W', '/enc/b']
     assert [p.name for p in net.params()] == ['scale', 'W', 'b', 'W', 'b', 'W', 'b']
-    assert names(net.namedlinks()) == ['/', '/enc', '/dec', '/dec/0', '/dec/1']
-    assert names(net.namedlinks(skipself=True)) == ['/enc', '/dec', '/dec/0', '/dec/1']
-    assert list(net.links(skipself=True)) == [net.enc, net.dec, net.dec[0], net.dec[1]]
-    assert list(net.children()) == [net.enc, net.dec]
+    assert names(net.namedlinks()) == ['/', '/dec', '/dec/0', '/dec/1', '/enc']
+    assert names(net.namedlinks(skipself=True)) == ['/dec', '/dec/0', '/dec/1', '/enc']
+    assert list(net.links(skipself=True)) == [net.dec, net.dec[0], net.dec[1], net.enc]
+    assert list(net.children()) == [net.dec, net.enc]
     assert list(net.dec.children()) == [net.dec[0], net.dec[1]]
     assert list(Affine().children()) == []
 
@@ -253,7 +255,7 @@ def test_count_params_warns_for_uninitialized():
         count = net.count_params()
     messages = [str(w.message) for w in caught]
     assert len(messages) == 3 and all('not initialized' in m for m in messages)
-    assert '/enc/b' in messages[0] and '/dec/1/b' in messages[2]
+    assert '/dec/0/b' in messages[0] and '/enc/b' in messages[2]
     assert count == 1 + 6 + 4 + 4
     net(Variable(np.ones((1, 3), np.float32)))
     with warnings.catch_warnings():
@@ -491,7 +493,8 @@ def test_to_device_moves_params_persistents_and_children():
     y = net(Variable(backend.get_device('@fake').send_array(np.ones((2, 3), np.float32))))
     assert isinstance(y.array, FakeArray)
     assert isinstance(net.enc.b.array, FakeArray)  # lazily initialized on the link's device
-    net.to_cpu()
+    with pytest.warns(DeprecationWarning, match='to_device'):
+        net.to_cpu()
     assert net.device == backend.get_device('@numpy') and net.xp is np
     for name, param in net.namedparams():
         assert type(param.array) is np.ndarray, name
@@ -505,11 +508,14 @@ def test_to_intel64_and_to_gpu():
     except Exception:  # noqa: BLE001 - the plugin is optional
         target = None
     if target is not None:
-        assert link.to_intel64().device == target
+        with pytest.warns(DeprecationWarning):
+            assert link.to_intel64().device == target
     with pytest.raises(Exception, match='cupy|cuda|CUDA'):
         if catena.cuda.available:
             pytest.skip('a GPU is available')
-        link.to_gpu()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', DeprecationWarning)
+            link.to_gpu()
 
 
 # ------------------------------------------------------------------- calling
@@ -518,8 +524,78 @@ def test_call_runs_forward_and_base_forward_raises():
     net = Net()
     y = net(Variable(np.ones((2, 3), np.float32)))
     assert y.shape == (2, 2)
-    with pytest.raises(NotImplementedError, match='Link does not implement forward'):
+    with pytest.raises(AttributeError, match='Link has no forward method'):
         Link()(1)
+
+
+def test_call_falls_back_to_a_mixin_call():
+    class CallMixin:
+        def __call__(self, x):
+            return ('mixin', x)
+
+    class Injected(Link, CallMixin):
+        pass
+
+    assert Injected()(3) == ('mixin', 3)
+
+
+def test_missing_init_call_is_reported():
+    class NoInit(Link):
+        def __init__(self):
+            pass
+
+        def forward(self, x):
+            return x
+
+    for action in (lambda link: link(1), lambda link: link.init_scope().__enter__(),
+                   lambda link: link.add_param('p', (1,))):
+        with pytest.raises(RuntimeError, match=r'^Link\.__init__\(\) has not been called\.$'):
+            action(NoInit())
+
+
+def test_device_methods_overrides():
+    with pytest.raises(TypeError, match='to_device'):
+        class Final(Link):
+            def to_device(self, device):
+                return self
+
+    with pytest.warns(DeprecationWarning, match='to_cpu'):
+        class Legacy(Link):
+            calls = 0
+
+            def to_cpu(self):
+                type(self).calls += 1
+                return super().to_cpu()
+
+    parent = catena.Chain()
+    with parent.init_scope():
+        parent.child = Legacy()
+    parent.to_device('@numpy')  # the overridden method runs for the child
+    assert Legacy.calls == 1
+
+
+def test_copy_modes_keep_or_drop_the_name():
+    link = Affine()
+    link.name = 'a'
+    assert link.copy('share').name is None
+    assert link.copy('copy').name == 'a'
+    assert link.copy('init').name == 'a'
+
+
+def test_gradients_of_copies():
+    link = Link()
+    with link.init_scope():
+        link.w = Parameter(np.ones(2, np.float32))
+        link.lazy = Parameter()
+    link.w.grad = np.ones(2, np.float32)
+    shared = link.copy('share')
+    assert shared.w.grad is None  # share mode: no gradient
+    shared.lazy.initialize((2,))
+    assert link.lazy.array is shared.lazy.array  # the array is shared, even a later one
+    copied = link.copy('copy')
+    copied.lazy.initialize((2,))
+    assert np.isnan(copied.lazy.grad).all()  # a copy is initialized with a NaN gradient
+    np.testing.assert_array_equal(copied.w.grad, link.w.grad)  # gradients are copied
 
 
 def test_repr():

@@ -288,3 +288,79 @@ def test_deprecated_hook_aliases_warn_and_resolve(name):
     assert moved is getattr(catena.optimizer_hooks, name)
     with pytest.raises(AttributeError, match='Missing'):
         optimizer_module.Missing
+
+
+class TestChainerUpdateRuleSemantics:
+
+    def test_uninitialized_parameters_go_to_update_core_cpu(self):
+        calls = []
+
+        class Rule(UpdateRule):
+            def update_core_cpu(self, param):
+                calls.append('cpu')
+
+            def update_core_gpu(self, param):
+                calls.append('gpu')
+
+        Rule().update(catena.Parameter())
+        assert calls == ['cpu']
+
+    def test_update_core_chainerx_runs_the_generic_update(self):
+        seen = []
+
+        class Rule(UpdateRule):
+            def update_core(self, param):
+                seen.append(param)
+
+        param = catena.Parameter(numpy.ones(2, numpy.float32))
+        Rule().update_core_chainerx(param)
+        assert seen == [param]
+
+    def test_a_hook_without_a_string_timing_runs_before(self):
+        class Hook:
+            timing = object()  # not a timing declaration
+            name = 'h'
+
+            def __call__(self, rule, param):
+                order.append('hook')
+
+        order = []
+
+        class Rule(UpdateRule):
+            def update_core_cpu(self, param):
+                order.append('update')
+
+        rule = Rule()
+        with pytest.warns(FutureWarning, match='timing'):
+            rule.add_hook(Hook())
+        rule.update(catena.Parameter(numpy.ones(1, numpy.float32)))
+        assert order == ['hook', 'update']
+        with pytest.raises(ValueError, match="'pre' or 'post'"):
+            Hook.timing = 'later'
+            rule.add_hook(Hook(), name='other')
+
+    def test_loading_state_probes_init_state_on_the_rule_itself(self):
+        rule = UpdateRule()
+
+        def init_state(param):
+            rule.state['a'] = numpy.zeros(1)  # reaches the rule through a closure
+
+        rule.init_state = init_state
+        values = {'t': 3, 'a': numpy.array([5.0])}
+        serializer = catena.serializers.npz.NpzDeserializer(values)
+        rule.serialize(serializer)
+        assert rule.t == 3 and rule.state['a'][0] == 5.0
+
+    def test_fp32_update_of_an_uninitialized_half_parameter(self):
+        seen = []
+
+        def initializer(array):
+            raise AssertionError('never called')
+
+        initializer.dtype = numpy.float16
+        param = catena.Parameter(initializer)
+        rule = UpdateRule()
+        rule.update_core = lambda p: seen.append(p.dtype)
+        rule.use_fp32_update()
+        rule.update(param)
+        assert seen == [numpy.float32] and param.array is None

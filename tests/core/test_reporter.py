@@ -223,10 +223,20 @@ def test_summary_of_variables_and_zero_dim_float32_arrays():
     summary = Summary()
     summary.add(catena.Variable(np.asarray(values[0])))
     summary.add(np.asarray(values[1]))
-    summary.add(catena.Variable(np.asarray(values[2])), weight=catena.Variable(np.asarray(2.0)))
+    summary.add(catena.Variable(np.asarray(values[2])), weight=2.0)
     expected = np.average(values, weights=[1, 1, 2])
     np.testing.assert_allclose(summary.compute_mean(), expected, rtol=1e-6)
     assert not isinstance(summary.compute_mean(), catena.Variable)
+
+
+def test_summary_with_a_variable_weight_gives_a_variable_mean():
+    # As in Chainer: the weight takes part in the sums as it is.
+    summary = Summary()
+    summary.add(1.0, 0.5)
+    summary.add(3.0, catena.Variable(np.asarray(0.5)))
+    mean = summary.compute_mean()
+    assert isinstance(mean, catena.Variable)
+    np.testing.assert_allclose(mean.array, 2.0)
 
 
 def test_summary_std_of_constant_values_is_zero_not_nan():

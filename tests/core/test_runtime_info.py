@@ -126,3 +126,13 @@ def test_main_function(capsys):
 
     assert __main__.main(['info']) == 0
     assert capsys.readouterr().out.startswith('catena: ')
+
+
+def test_get_runtime_info_is_what_print_runtime_info_prints():
+    from catena import _runtime_info
+
+    info = _runtime_info._get_runtime_info()
+    assert catena.__version__ in str(info)
+    out = io.StringIO()
+    _runtime_info.print_runtime_info(out)
+    assert out.getvalue() == str(info)

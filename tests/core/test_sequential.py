@@ -92,10 +92,41 @@ def test_list_api():
     assert seq.count(a) == 2 and seq.index(a) == 0 and a in seq
     seq.clear()
     assert len(seq) == 0
-    with pytest.raises(TypeError, match='link or a callable'):
+    with pytest.raises(ValueError, match='link or a callable'):
         seq.append(3)
-    with pytest.raises(TypeError, match='link or a callable'):
+    with pytest.raises(ValueError, match='link or a callable'):
         seq.insert(0, 'x')
+
+
+def test_insert_positions_are_checked():
+    seq = Sequential(F.relu)
+    seq.insert(-1, F.tanh)
+    seq.insert(2, F.sigmoid)
+    assert list(seq) == [F.tanh, F.relu, F.sigmoid]
+    for position in (4, -4):
+        with pytest.raises(IndexError, match='cannot insert at position'):
+            seq.insert(position, F.relu)
+
+
+def test_remove_by_layer_type():
+    a = Scale()
+    seq = Sequential(a, F.relu, Scale(), F.tanh)
+    seq.remove_by_layer_type('Scale')
+    assert list(seq) == [F.relu, F.tanh] and list(seq.children()) == []
+
+
+def test_lambda_layers_are_shown_by_source_and_refused_by_pickle():
+    import functools
+    import pickle
+
+    half = functools.partial(F.leaky_relu, slope=0.5)
+    seq = Sequential(F.relu, lambda x: x * 2, half)
+    text = repr(seq)
+    assert '(0): relu,' in text and '(1): lambda x: x * 2,' in text
+    assert f'(2): {half},' in text
+    with pytest.raises(ValueError, match='lambda'):
+        pickle.dumps(seq)
+    assert seq.copy('copy')[1] is seq[1]
 
 
 def test_add_radd_iadd():
@@ -105,8 +136,7 @@ def test_add_radd_iadd():
     both = left + right
     assert list(both) == [a, F.relu, b] and len(left) == 2
     assert names(both.namedparams()) == ['/0/w', '/1/w']
-    assert left.__add__(1) is NotImplemented
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match='only a Sequential'):
         left + 1
     with pytest.raises(TypeError):
         1 + left
@@ -115,6 +145,8 @@ def test_add_radd_iadd():
     assert list(left) == [a, F.relu, b]
     left += F.tanh
     assert left[-1] is F.tanh
+    with pytest.raises(ValueError):
+        left += 1
 
 
 def test_count_by_layer_type():
@@ -148,15 +180,17 @@ def test_copy(mode):
 
 
 @pytest.mark.parametrize('mode', ['share', 'copy', 'init'])
-def test_repeat_concatenates_copies(mode):
+def test_repeat_holds_copies_of_the_whole_sequential(mode):
+    # As Link.repeat in Chainer: each repetition is a copy of the Sequential.
     seq = Sequential(Scale(), F.relu)
     rep = seq.repeat(3, mode=mode)
-    assert len(rep) == 6 and rep.count_by_layer_type('relu') == 3
-    scales = [layer for layer in rep if isinstance(layer, Scale)]
-    assert len(scales) == 3 and all(layer is not seq[0] for layer in scales)
+    assert len(rep) == 3 and all(type(part) is Sequential for part in rep)
+    assert all(part is not seq and len(part) == 2 for part in rep)
+    scales = [part[0] for part in rep]
+    assert all(layer is not seq[0] for layer in scales)
     same = [layer.w.array is seq[0].w.array for layer in scales]
     assert all(same) if mode == 'share' else not any(same)
-    assert names(rep.namedparams()) == ['/0/w', '/1/w', '/2/w']
+    assert names(rep.namedparams()) == ['/0/0/w', '/1/0/w', '/2/0/w']
     assert len(seq.repeat(0)) == 0
 
 

@@ -34,3 +34,26 @@ def test_the_protocol_methods_must_be_defined_by_subclasses(cls):
         s['child']
     with pytest.raises(NotImplementedError, match='__call__'):
         s('key', 1)
+
+
+class Flat(serializer.Serializer):
+    """Records every saved value under its full key."""
+
+    def __init__(self, target=None, path=''):
+        self.target = {} if target is None else target
+        self.path = path
+
+    def __getitem__(self, key):
+        return Flat(self.target, self.path + key + '/')
+
+    def __call__(self, key, value):
+        self.target[self.path + key] = value
+        return value
+
+
+def test_save_writes_a_dictionary_item_by_item():
+    saver = Flat()
+    saver.save({'W': 1, 'child': {'b': 2, 'deeper': {'c': None}}})
+    assert saver.target == {'W': 1, 'child/b': 2, 'child/deeper/c': None}
+    with pytest.raises(TypeError, match='must be str'):
+        Flat().save({1: 2})

@@ -60,8 +60,13 @@ class TestGrad:
 
     def test_grad_setter_checks_dtype(self):
         x = Variable(f32(2, 3))
-        with pytest.raises(ValueError, match=r'Type of data and grad mismatch'):
+        with pytest.raises(TypeError, match=r'Dtype of data and grad mismatch'):
             x.grad = np.zeros((2, 3), np.float64)
+
+    def test_grad_setter_rejects_a_scalar(self):
+        x = Variable(np.zeros((), np.float32))
+        with pytest.raises(TypeError, match='must be an array'):
+            x.grad = np.float32(1)
 
     def test_grad_var(self):
         x = Variable(f32(2))
@@ -239,14 +244,16 @@ class TestOperators:
         x = Variable(f32(2))
         for compare in (lambda: x == x, lambda: x != x, lambda: x < x, lambda: x <= x,
                         lambda: x > x, lambda: x >= x):
-            with pytest.raises(NotImplementedError, match='compare their arrays'):
+            with pytest.raises(TypeError, match='compare their arrays'):
                 compare()
-        with pytest.raises(NotImplementedError, match='ambiguous'):
+        with pytest.raises(TypeError, match='ambiguous'):
             bool(x)
 
-    def test_variables_are_hashable(self):
+    def test_variables_are_unhashable_as_in_chainer(self):
         x = Variable(f32(2))
-        assert {x: 1}[x] == 1
+        with pytest.raises(TypeError, match='^unhashable type: '):
+            hash(x)
+        assert {x.node: 1}[x.node] == 1  # nodes are the hashable handles
 
     def test_unsupported_operand(self):
         with pytest.raises(TypeError, match='unsupported operand for \\+'):
@@ -279,9 +286,27 @@ class TestDescriptions:
 
     def test_summary_and_debug_print(self):
         x = Variable(np.arange(4, dtype=np.float32).reshape(2, 2), name='w')
-        assert x.summary() == 'w(2, 2), dtype=float32'
+        assert x.summary() == '<variable w>'
+        assert Variable().summary().startswith('<variable at 0x')
         text = x.debug_print()
-        assert 'mean=1.50000000' in text and '@numpy' in text and '- grad: None' in text
+        assert text.splitlines()[0] == '<variable w>'
+        assert '- device: CPU' in text and '- backend: numpy.ndarray' in text
+        std = float(np.std(x.array))  # in the array's dtype, as Chainer computes it
+        assert f'- statistics: mean=1.50000000, std={std:.8f}' in text
+        assert '- grad: None' in text
+        x.grad = np.zeros((2, 2), np.float32)
+        assert '- grad: 0' in x.debug_print()
+        empty = Variable().debug_print()
+        for line in ('device: None', 'shape: None', 'statistics: None', 'grad: None'):
+            assert line in empty
+
+    def test_repr_and_str_with_names_and_empty_shapes(self):
+        x = Variable(np.arange(4, dtype=np.float32).reshape(2, 2), name='x')
+        assert repr(x) == 'variable x([[0., 1.],\n            [2., 3.]])'
+        assert str(x) == 'variable x([[0. 1.]\n            [2. 3.]])'
+        assert repr(Variable(name='x')) == 'variable x(None)'
+        assert repr(Variable(np.empty((0, 0), np.float32))) == 'variable([], shape=(0, 0))'
+        assert str(Variable(np.empty((0, 0), np.float32))) == 'variable([])'
 
     def test_label(self):
         assert Variable(f32(2, 3)).label == '(2, 3), float32'
@@ -359,3 +384,153 @@ def test_copydata_initializes_an_uninitialized_parameter_source():
     target.copydata(source)
     assert source.shape == (2, 3)
     np.testing.assert_array_equal(target.array, np.full((2, 3), 5.0, np.float32))
+
+
+class TestChainerGraphSemantics:
+    """Behaviour that Chainer programs rely on (see docs/compat.md)."""
+
+    def test_node_attributes(self):
+        x = Variable(f32(2))
+        assert x._node is x.node and x._has_chainerx_array is False
+        x._node._rank = 3
+        assert x.rank == 3 and x.node.requires_grad
+        y = Variable._init_unchecked(f32(2), name='y')
+        assert y.name == 'y' and isinstance(y.node, catena.variable.VariableNode)
+        with pytest.raises(ValueError, match='grad'):
+            catena.variable.VariableNode(Variable(), '', grad=None)
+
+    def test_backward_consumes_the_output_gradient(self):
+        x = Variable(f32(3))
+        y = x * 2
+        y.grad = np.ones(3, np.float32)
+        y.backward()
+        assert y.grad is None and x.grad is not None
+        z = x * 3
+        z.grad = np.ones(3, np.float32)
+        z.backward(retain_grad=True)
+        assert z.grad is not None
+
+    def test_backward_of_a_leaf_does_nothing(self):
+        x = Variable(np.ones((), np.float32))
+        x.backward()
+        assert x.grad is None
+
+    def test_one_element_non_scalar_backward_warns(self):
+        x = Variable(np.ones(1, np.float32))
+        with pytest.warns(DeprecationWarning, match='only one element'):
+            (x * 2).backward()
+        np.testing.assert_array_equal(x.grad, [2.0])
+
+    def test_old_style_gradients_cannot_be_differentiated_again(self):
+        class Identity(catena.Function):
+            def forward(self, inputs):
+                return inputs[0].copy(),
+
+            def backward(self, inputs, grad_outputs):
+                return grad_outputs[0],
+
+        x = Variable(np.array(2.0, np.float32))
+        Identity()(x).backward(enable_double_backprop=True)
+        with pytest.raises(RuntimeError, match='old style Function "Identity"'):
+            x.grad_var.backward()
+        with pytest.raises(RuntimeError, match='twice-differentiate'):
+            catena.grad([x.grad_var], [x])
+
+    def test_unchained_output_does_not_pass_its_gradient_on(self):
+        x = Variable(np.arange(4, dtype=np.float32).reshape(2, 2))
+        h0, h1 = F.split_axis(x, [1], axis=0)
+        w = F.sum(h0) + F.sum(h1)
+        h0.unchain()
+        gx, = catena.grad([w], [x])
+        np.testing.assert_array_equal(gx.array, [[0, 0], [1, 1]])
+
+    def test_grad_inputs_flow_back_through_intermediate_inputs(self):
+        x = Variable(np.array(1.0, np.float32))
+        h = x * 2
+        y = h * 3
+        gx, gh = catena.grad([y], [x, h], grad_inputs=[None, np.array(10.0, np.float32)])
+        np.testing.assert_allclose(gh.array, 13.0)
+        np.testing.assert_allclose(gx.array, 26.0)
+
+    def test_grad_fills_ones_and_checks_lengths(self):
+        x = Variable(f32(3))
+        gx, = catena.grad([x * 2], [x])
+        np.testing.assert_array_equal(gx.array, [2, 2, 2])
+        with pytest.raises(ValueError, match='grad_outputs has 2 entries'):
+            catena.grad([x * 2], [x], [None, None])
+        with pytest.raises(ValueError, match='grad_inputs has 0 entries'):
+            catena.grad([x * 2], [x], None, [])
+
+    def test_backward_of_several_outputs(self):
+        x = Variable(np.array(4.0, np.float32))
+        x.grad = np.array(3.0, np.float32)
+        y = x * 2
+        with pytest.warns(RuntimeWarning, match='no gradient'):
+            catena.backward([y])
+        assert x.grad == 3.0
+        z = x * 2
+        z.grad = np.array(1.0, np.float32)
+        with pytest.warns(RuntimeWarning, match='more than once'):
+            catena.backward([z, z])
+        assert x.grad == 5.0 and z.grad is None
+        with pytest.raises(TypeError, match='tuple or list'):
+            catena.backward([z], Variable(np.array(1.0, np.float32)))
+
+    def test_retain_outputs_puts_the_data_in_the_node(self):
+        y, = F.exp(Variable(f32(2))),
+        assert y.node.data is y.array
+
+
+class TestParameterChainerSemantics:
+
+    def test_dtype_of_an_initializer_without_one_is_unknown(self):
+        p = catena.Parameter(lambda array: array.fill(1))
+        with pytest.raises(RuntimeError, match='dtype'):
+            p.dtype
+
+    def test_addgrad_initializes_an_uninitialized_parameter(self):
+        p = catena.Parameter()
+        p.cleargrad()
+        q = catena.Parameter(np.ones((2, 3), np.float32))
+        q.grad = np.full((2, 3), 2.0, np.float32)
+        p.addgrad(q)
+        assert p.shape == (2, 3)
+        np.testing.assert_array_equal(p.grad, q.grad)
+
+    def test_internal_grad_name(self):
+        p = catena.Parameter(np.ones(2, np.float32))
+        p.grad = np.ones(2, np.float32)
+        assert p._grad is p.grad
+
+    def test_a_shaped_parameter_has_a_nan_gradient_until_initialized_again(self):
+        p = catena.Parameter(shape=(2,))
+        assert np.isnan(p.grad).all()
+        p.initialize((2,))
+        assert p.grad is None  # as in Chainer
+
+    def test_a_copy_keeps_the_gradient_and_gets_a_nan_gradient_initializer(self):
+        p = catena.Parameter(np.ones(2, np.float32))
+        p.grad = np.full(2, 3.0, np.float32)
+        restored = pickle.loads(pickle.dumps(p))
+        np.testing.assert_array_equal(restored.grad, p.grad)
+        restored.initialize((2,))
+        assert np.isnan(restored.grad).all()
+
+    def test_a_shallow_copy_shares_the_array_set_later(self):
+        import copy
+
+        p = catena.Parameter()
+        q = copy.copy(p)
+        p.initialize((3, 2))
+        assert q.array is p.array
+        q.array = np.zeros((3, 2), np.float32)
+        assert p.array is q.array
+
+
+def test_floor_division_operators():
+    x = Variable(np.array([3.0, 7.0], np.float32))
+    np.testing.assert_array_equal((x // 2).array, [1.0, 3.0])
+    np.testing.assert_array_equal((7 // x).array, [2.0, 1.0])
+    np.testing.assert_array_equal((x // Variable(np.array([2.0, 2.0], np.float32))).array,
+                                  [1.0, 3.0])
+    assert (x // 2).dtype == np.float32

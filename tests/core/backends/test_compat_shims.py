@@ -98,9 +98,12 @@ def test_cuda_shim_serves_the_plugin_names() -> None:
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         cuda.no_such_name
     if not catena_cuda.available:
-        # The plugin's reason comes through the shim.
-        with pytest.raises(AttributeError, match='catena_cuda.cupy needs CuPy and a GPU: '):
-            cuda.cupy
+        # Chainer's placeholders stand in for what the plugin cannot give,
+        # and they carry the plugin's reason.
+        assert cuda.cupy is not catena_cuda and not hasattr(cuda.cupy, 'ndarray')
+        with pytest.raises(AttributeError, match='CUDA is not available'):
+            cuda.cupy.ndarray
+        assert not isinstance(object(), cuda.ndarray)
 
 
 def test_intel64_shim_serves_the_plugin_names() -> None:
@@ -134,7 +137,12 @@ def test_cuda_shim_without_the_plugin_serves_the_cpu_safe_surface() -> None:
         nested = cuda.to_cpu([x, (x, None)])
         assert isinstance(nested, list) and isinstance(nested[1], tuple)
         assert nested[0] is x and nested[1][0] is x and nested[1][1] is None
-        assert cuda.to_cpu(catena.Variable(x)) is x
+        try:
+            cuda.to_cpu(catena.Variable(x))
+        except TypeError as error:
+            assert 'variable.array' in str(error), error
+        else:
+            raise AssertionError('to_cpu(Variable) did not raise TypeError')
         scalar = cuda.to_cpu(numpy.float32(1))
         assert type(scalar) is numpy.ndarray and scalar.shape == ()
         try:
@@ -153,7 +161,14 @@ def test_cuda_shim_without_the_plugin_serves_the_cpu_safe_surface() -> None:
             assert entered is dummy
         dummy.use()
 
-        for call in (cuda.check_cuda_available, lambda: cuda.get_device_from_id(0)):
+        for call in (cuda.check_cuda_available, lambda: cuda.get_device_from_id(0),
+                     lambda: cuda.to_gpu(x), lambda: cuda.to_gpu(None), lambda: cuda.copy(x),
+                     lambda: cuda.elementwise('T x', 'T y', 'y = x', 'copy'),
+                     lambda: cuda.reduce('T x', 'T y', 'x', 'a + b', 'y = a', '0', 'sum'),
+                     lambda: cuda.raw('', 'kernel'), lambda: cuda.Device(0),
+                     lambda: cuda.ndarray((2,)), lambda: cuda.GpuDevice.from_device_id(0),
+                     lambda: cuda.get_cudnn_dropout_states(),
+                     lambda: cuda.to_cpu(x, stream=object())):
             try:
                 call()
             except RuntimeError as error:
@@ -163,8 +178,71 @@ def test_cuda_shim_without_the_plugin_serves_the_cpu_safe_surface() -> None:
     ''')
 
 
-@pytest.mark.parametrize('name', ['to_gpu', 'GpuDevice', 'elementwise', 'memoize', 'copy',
-                                  'cupy', 'set_max_workspace_size'])
+def test_cuda_shim_without_the_plugin_has_chainers_placeholders() -> None:
+    _without_plugins('''
+        import sys
+        import warnings
+
+        import numpy
+        import catena
+        import catena.cuda
+        from catena.backends import cuda
+        from catena.backends.cuda import cupy
+
+        assert catena.cuda is cuda and sys.modules['catena.cuda'] is cuda
+        assert cupy is cuda.cupy and cupy is not None and cupy is not numpy
+        assert catena.backend.get_array_module(numpy.ones(1)) is not cuda.cupy
+        assert not hasattr(cuda.cupy, 'ndarray')
+        try:
+            cuda.cupy.asarray
+        except AttributeError as error:
+            assert "pip install 'catena-cuda[cuda12]'" in str(error), error
+        else:
+            raise AssertionError('cuda.cupy.asarray did not raise AttributeError')
+        assert not isinstance(numpy.ones(1), cuda.ndarray)
+        assert not isinstance(cuda.DummyDevice, cuda.Device)
+        assert cuda.GpuDevice is catena.backend.GpuDevice
+        assert not isinstance(catena.get_device('@numpy'), cuda.GpuDevice)
+        assert cuda.GpuDevice.from_array(numpy.ones(1)) is None
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            assert cuda.get_device(numpy.ones(1)) is cuda.DummyDevice
+        assert caught and caught[0].category is DeprecationWarning
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                cuda.get_device(0)
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError('get_device(0) did not raise RuntimeError')
+
+        @cuda.memoize(for_each_device=True)
+        def square(value):
+            return value * value
+        assert square(3) == 9 and square.__name__ == 'square'
+        cuda.clear_memo()
+        assert cuda.fuse(square) is square
+        assert cuda.fuse(kernel_name='k')(square) is square
+
+        size = cuda.get_max_workspace_size()
+        cuda.set_max_workspace_size(1024)
+        assert cuda.get_max_workspace_size() == 1024
+        cuda.set_max_workspace_size(size)
+        assert cuda.should_use_cudnn('>=auto') is False
+        assert cuda.should_use_cudnn_tensor_core(numpy.float16) is False
+        try:
+            cuda.should_use_cudnn('auto')
+        except ValueError:
+            pass
+        else:
+            raise AssertionError('a bad cuDNN level did not raise ValueError')
+        assert {'cupy', 'to_gpu', 'DummyDevice'} <= set(dir(cuda))
+    ''')
+
+
+@pytest.mark.parametrize('name', ['Stream', 'Event', 'memory_pool', 'cudnn', 'libcudnn'])
 def test_cuda_shim_without_the_plugin_names_the_package(name: str) -> None:
     _without_plugins(f'''
         import catena.backends.cuda as cuda
@@ -201,7 +279,32 @@ def test_intel64_shim_without_the_plugin_answers_no() -> None:
     ''')
 
 
-@pytest.mark.parametrize('name', ['Intel64Device', 'mdarray', 'dnnl_version'])
+def test_intel64_shim_without_the_plugin_has_chainers_placeholders() -> None:
+    _without_plugins('''
+        import numpy
+        import catena
+        import catena.backends.intel64 as intel64
+
+        assert intel64.Intel64Device is catena.backend.Intel64Device
+        assert intel64.Intel64Device.from_array(numpy.ones(1)) is None
+        try:
+            intel64.Intel64Device()
+        except RuntimeError as error:
+            assert 'pip install catena-intel64' in str(error), error
+        else:
+            raise AssertionError('Intel64Device() did not raise RuntimeError')
+        assert not isinstance(numpy.ones(1), intel64.mdarray)
+    ''')
+
+
+def test_intel64_shim_keeps_the_mdarray_placeholder_with_the_plugin() -> None:
+    pytest.importorskip('catena_intel64')
+    import numpy
+
+    assert not isinstance(numpy.ones(1), catena.backends.intel64.mdarray)
+
+
+@pytest.mark.parametrize('name', ['dnnl_version', 'ideep'])
 def test_intel64_shim_without_the_plugin_names_the_package(name: str) -> None:
     _without_plugins(f'''
         import catena.backends.intel64 as intel64

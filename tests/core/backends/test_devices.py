@@ -15,17 +15,25 @@ def test_get_device_from_specs():
     assert str(backend.get_device('@fake')) == '@fake'
     assert backend.get_device('@numpy') == backend.CpuDevice()
     assert hash(backend.get_device('@numpy')) == hash(backend.CpuDevice())
+    assert backend.get_device('-1') == cpu  # Chainer's legacy id, as a string
+    assert repr(cpu) == '<CpuDevice (numpy)>'
 
 
 def test_bad_specs_say_what_is_expected():
     with pytest.raises(ValueError, match='unknown device .@nowhere.*registered device types'):
         backend.get_device('@nowhere')
-    with pytest.raises(ValueError, match='ChainerX specs'):
+    with pytest.raises(RuntimeError, match='ChainerX device specs'):
         backend.get_device('native:0')
+    with pytest.raises(RuntimeError, match='ChainerX'):
+        backend.using_device('native:0')  # checked before the block is entered
     with pytest.raises(TypeError, match='device_spec must be'):
         backend.get_device(3.5)
     with pytest.raises(ValueError, match='takes no index'):
         backend.get_device('@numpy:1')
+    with pytest.raises(ValueError, match='takes no index'):
+        backend.using_device('@numpy:0')
+    with pytest.raises(TypeError, match='device_spec must be'):
+        backend.using_device(('native', 0))
 
 
 def test_device_is_not_a_context_manager():
@@ -34,6 +42,14 @@ def test_device_is_not_a_context_manager():
             pass
     with catena.using_device('@numpy'):
         pass
+
+
+def test_get_device_from_several_arrays():
+    fake = backend.get_device('@fake').send_array(np.ones(2))
+    assert str(backend.get_device_from_array(np.ones(2), fake)) == '@fake'
+    assert str(backend.get_device_from_array(None, 1.0, fake, np.ones(2))) == '@fake'
+    assert backend.get_device_from_array(np.ones(2), np.float32(1)) == backend.CpuDevice()
+    assert backend.get_device_from_array() == backend.CpuDevice()
 
 
 def test_get_device_from_array():

@@ -156,3 +156,14 @@ def test_missing_pillow_message(monkeypatch, tmp_path):
     ds = image_dataset.ImageDataset(['x.png'], root=str(tmp_path))
     with pytest.raises(ImportError, match='pip install pillow'):
         ds[0]
+
+
+def test_available_says_whether_pillow_is_installed(monkeypatch):
+    import importlib.util
+
+    installed = importlib.util.find_spec('PIL') is not None
+    assert image_dataset.available is installed
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, 'find_spec',
+                        lambda name, *a: None if name == 'PIL' else real_find_spec(name, *a))
+    assert image_dataset.available is False

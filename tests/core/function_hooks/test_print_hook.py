@@ -1,4 +1,5 @@
 import io
+import re
 import warnings
 
 import numpy as np
@@ -38,11 +39,15 @@ def test_forward_prints_label_and_inputs():
     block, = blocks(out.getvalue())
     assert block[0] == 'function\tTanh'
     assert block[1] == 'input data'
-    text = '\n'.join(block[2:])
-    assert text == Variable(a, requires_grad=False).debug_print()
-    assert '- shape: (2, 3)' in text and '- dtype: float32' in text
-    assert 'mean=2.50000000' in text
-    assert 'output gradient' not in text
+    assert re.fullmatch(r'<variable at 0x[0-9a-f]+>', block[2])
+    assert block[3:] == [
+        '- device: CPU',
+        "- backend: <class 'numpy.ndarray'>",
+        '- shape: (2, 3)',
+        '- dtype: float32',
+        f'- statistics: mean=2.50000000, std={np.std(a):.8f}',
+        '- grad: None',
+    ]
 
 
 def test_backward_prints_retained_inputs_and_output_gradients():
@@ -59,8 +64,39 @@ def test_backward_prints_retained_inputs_and_output_gradients():
     before, after = text.split('output gradient\n')
     assert 'input data' in before
     assert before.count('- shape: (3,)') == 1  # input 0 was retained
-    assert '(removed)' in before  # input 1 was not
-    assert 'mean=7.00000000' in after
+    assert before.endswith('(removed)\n')  # input 1 was not
+    # The gradient is shown as the grad of a variable of zeros, as in Chainer.
+    assert after.splitlines()[1:] == [
+        '- device: CPU',
+        "- backend: <class 'numpy.ndarray'>",
+        '- shape: (3,)',
+        '- dtype: float32',
+        '- statistics: mean=0.00000000, std=0.00000000',
+        '- grad: mean=7.00000000, std=0.00000000',
+    ]
+
+
+def test_zero_and_missing_output_gradients():
+    out = io.StringIO()
+    hook = PrintHook(file=out)
+    node = Plus()
+    hook.backward_preprocess(node, (np.ones(2, np.float32), None),
+                             (np.zeros(2, np.float32), None))
+    text = out.getvalue()
+    assert '- grad: 0\n' in text
+    empty = text.split('output gradient\n')[1].split('- grad: 0\n')[1]
+    assert empty.splitlines()[1:] == [
+        '- device: None', '- backend: None', '- shape: None', '- dtype: None',
+        '- statistics: None', '- grad: None']
+
+
+def test_half_precision_and_empty_inputs():
+    out = io.StringIO()
+    PrintHook(file=out).forward_preprocess(
+        Plus(), (np.full(4, 0.1, np.float16), np.zeros((0, 2), np.float32)))
+    text = out.getvalue()
+    assert f'mean={float(np.float16(0.1)):.8f}, std=0.00000000' in text
+    assert '- shape: (0, 2)\n- dtype: float32\n- statistics: None' in text
 
 
 def test_every_node_forward_and_backward():
@@ -115,4 +151,4 @@ def test_local_hook():
     node.apply((np.ones(1, np.float32), np.ones(1, np.float32)))
     F.tanh(Variable(np.ones(1, np.float32)))
     assert [b[0] for b in blocks(out.getvalue())] == ['function\tPlus']
-    assert out.getvalue().count('- device: @numpy') == 2
+    assert out.getvalue().count('- device: CPU') == 2

@@ -116,17 +116,31 @@ def test_legacy_function_name():
     assert [name for name, _ in hook.call_history] == ['Square']
 
 
+def test_names_come_from_impl_name():
+    class Square(catena.Function):
+        def forward(self, inputs):
+            return inputs[0] ** 2,
+
+    adapter = catena.FunctionAdapter(Square())
+    assert adapter._impl_name == 'Square'
+    assert Sleep()._impl_name == 'Sleep'
+    hook = TimerHook()
+    hook.forward_preprocess(adapter, (f32(1),))
+    hook.forward_postprocess(adapter, (f32(1),))
+    assert [name for name, _ in hook.call_history] == ['Square']
+
+
 def parse_report(text):
     lines = text.splitlines()
     return lines[0].split(), [line.split() for line in lines[1:]]
 
 
-def test_print_report_auto_units():
+def test_print_report_auto_foreach_units():
     hook = TimerHook()
     hook.call_history = [('Slow', 2.5), ('Mid', 0.0125), ('Fast', 3e-5), ('Tiny', 4e-9),
                          ('Slow', 0.5)]
     out = io.StringIO()
-    hook.print_report(file=out)
+    hook.print_report(unit='auto_foreach', file=out)
     header, rows = parse_report(out.getvalue())
     assert header == ['FunctionName', 'ElapsedTime', 'Occurrence']
     assert rows == [['Slow', '3.00sec', '2'], ['Mid', '12.50ms', '1'], ['Fast', '30.00us', '1'],
@@ -134,6 +148,17 @@ def test_print_report_auto_units():
     # Columns are right-aligned to a common width.
     widths = {len(line) for line in out.getvalue().splitlines()}
     assert len(widths) == 1
+
+
+def test_print_report_auto_aligns_units_to_the_largest_time():
+    hook = TimerHook()
+    hook.call_history = [('Mid', 0.0125), ('Fast', 3e-5)]
+    out = io.StringIO()
+    hook.print_report(file=out)
+    assert parse_report(out.getvalue())[1] == [['Mid', '12.50ms', '1'], ['Fast', '0.03ms', '1']]
+    empty = io.StringIO()
+    TimerHook().print_report(unit='auto', file=empty)
+    assert parse_report(empty.getvalue()) == (['FunctionName', 'ElapsedTime', 'Occurrence'], [])
 
 
 @pytest.mark.parametrize('unit,expected', [

@@ -176,6 +176,30 @@ def test_u_updated_in_place_in_train_mode_only():
     assert not np.allclose(y_test_before, y_train)
 
 
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_v_is_kept_and_reproduced_exactly_when_recomputing(dtype):
+    link, shape, _ = make_link('conv2d', dtype)
+    hook = SpectralNormalization()
+    assert hook.v is None
+    link.add_hook(hook)
+    x = make_input('conv2d', shape, dtype, np.random.default_rng(1))
+    y_train = link(x).array
+    u_train, v_train = link.W_u.copy(), hook.v.copy()
+    assert v_train.shape == (3 * 2 * 2,)
+    assert np.linalg.norm(v_train.astype(np.float64)) == pytest.approx(1, rel=1e-3)
+    with catena.using_config('in_recomputing', True):
+        y_again = link(x).array
+    np.testing.assert_array_equal(link.W_u, u_train)
+    np.testing.assert_array_equal(hook.v, v_train)
+    np.testing.assert_array_equal(y_again, y_train)
+    with catena.using_config('train', False):
+        link(x)
+        v_test = hook.v.copy()
+        link(x)
+    np.testing.assert_array_equal(hook.v, v_test)
+    np.testing.assert_array_equal(v_test, v_train)
+
+
 def test_lazy_weight_is_prepared_at_first_call():
     link = L.Linear(None, 4)
     link.add_hook(SpectralNormalization(use_gamma=True))
@@ -193,16 +217,16 @@ def test_deleted_removes_what_added_registered():
     link = L.Linear(3, 2)
     hook = SpectralNormalization(use_gamma=True, name='sn')
     link.add_hook(hook)
-    assert link._persistent == ['W_u'] and 'gamma' in link._params
+    assert set(link._persistent) == {'W_u'} and 'gamma' in link._params
     link.delete_hook('sn')
     assert not hasattr(link, 'W_u') and not hasattr(link, 'gamma')
-    assert link._persistent == [] and sorted(link._params) == ['W', 'b']
+    assert not link._persistent and sorted(link._params) == ['W', 'b']
     link.add_hook(hook)  # can be added again
     assert hasattr(link, 'W_u')
     lazy = L.Linear(None, 2)
     lazy.add_hook(SpectralNormalization())
     lazy.delete_hook('SpectralNormalization')  # never prepared: nothing to remove
-    assert lazy._persistent == []
+    assert not lazy._persistent
 
 
 class DictSerializer:

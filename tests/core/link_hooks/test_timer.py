@@ -83,12 +83,19 @@ def test_print_report_format():
     hook.call_history = [('Linear', 0.0015), ('MLP', 2.5), ('Linear', 0.0005),
                          ('Convolution2D', 3e-7)]
     out = io.StringIO()
-    hook.print_report(file=out)
+    hook.print_report(unit='auto_foreach', file=out)
     assert out.getvalue().splitlines() == [
         '     LinkName  ElapsedTime  Occurrence',
         '       Linear       2.00ms           2',
         '          MLP      2.50sec           1',
         'Convolution2D     300.00ns           1',
+    ]
+    out = io.StringIO()
+    hook.print_report(file=out)  # 'auto': every row in the unit of the longest time
+    assert out.getvalue().splitlines()[1:] == [
+        '       Linear      0.00sec           2',
+        '          MLP      2.50sec           1',
+        'Convolution2D      0.00sec           1',
     ]
     out = io.StringIO()
     hook.print_report(unit='us', file=out)

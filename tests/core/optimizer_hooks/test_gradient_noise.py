@@ -94,4 +94,5 @@ def test_the_rule_is_passed_to_the_noise_function(kit):
         return xp.zeros(shape, dtype)
 
     s = kit.step(GradientNoise(ETA, noise), numpy.float32)
-    assert rules == [s.model.w.update_rule, s.model.b.update_rule]
+    # Parameters are visited in name order, as in Chainer.
+    assert rules == [s.model.b.update_rule, s.model.w.update_rule]

@@ -415,6 +415,77 @@ def test_hook_catena_register_links(load_plugins):
     assert _manager.call_each('catena_register_links') == [('links', {'ToyLayers': ToyLayers})]
 
 
+def _saved_link_modules(*names):
+    """Removes catena.links.<name> from sys.modules and catena.links; returns a restorer."""
+    import sys
+
+    import catena.links
+
+    saved = {name: (sys.modules.pop(f'catena.links.{name}', None),
+                    vars(catena.links).pop(name.split('.')[0], None)) for name in names}
+
+    def restore():
+        for name, (module, attribute) in saved.items():
+            sys.modules.pop(f'catena.links.{name}', None)
+            if module is not None:
+                sys.modules[f'catena.links.{name}'] = module
+            vars(catena.links).pop(name.split('.')[0], None)
+            if attribute is not None:
+                vars(catena.links)[name.split('.')[0]] = attribute
+
+    return restore
+
+
+def test_hook_catena_register_link_modules(load_plugins):
+    import importlib
+
+    caffe = types.ModuleType('toy_caffe')
+    caffe.__path__ = []  # a package, as a plugin's Caffe importer is
+    caffe_function = types.ModuleType('toy_caffe.caffe_function')
+    caffe_function.CaffeFunction = object
+    caffe.caffe_function = caffe_function
+
+    class LinkModulesPlugin:
+        @hookimpl
+        def catena_register_link_modules(self):
+            return {'caffe': caffe, 'caffe.caffe_function': caffe_function}
+
+    load_plugins(link_modules=LinkModulesPlugin())
+    assert _manager.call_each('catena_register_link_modules') == [
+        ('link_modules', {'caffe': caffe, 'caffe.caffe_function': caffe_function})]
+    restore = _saved_link_modules('caffe', 'caffe.caffe_function')
+    try:
+        # The core's module catena/links/caffe.py gives way to the plugin's module.
+        assert importlib.import_module('catena.links.caffe') is caffe
+        assert importlib.import_module('catena.links.caffe.caffe_function') is caffe_function
+        from catena.links.caffe.caffe_function import CaffeFunction
+        assert CaffeFunction is object
+    finally:
+        restore()
+
+
+def test_link_module_without_a_plugin_is_an_import_error(load_plugins):
+    import importlib
+    import sys
+
+    import catena.links.model
+
+    load_plugins()
+    saved = sys.modules.pop('catena.links.model.vision', None), vars(catena.links.model).pop(
+        'vision', None)
+    try:
+        with pytest.raises(ImportError, match='no installed plugin provides '
+                                              'catena.links.model.vision') as info:
+            importlib.import_module('catena.links.model.vision')
+        assert info.value.name == 'catena.links.model.vision'
+        assert 'catena.links.model.vision' not in sys.modules
+    finally:
+        for namespace, key, value in ((sys.modules, 'catena.links.model.vision', saved[0]),
+                                      (vars(catena.links.model), 'vision', saved[1])):
+            if value is not None:
+                namespace[key] = value
+
+
 def test_hook_catena_register_communicators(load_plugins):
     def toy_communicator(*args, **kwargs):
         return ('toy', args, kwargs)

@@ -74,21 +74,35 @@ def test_strict_reports_everything_and_leaves_the_model_unchanged(tmp_path):
     before = {name: p.array.copy() for name, p in gru.namedparams()}
     with pytest.raises(KeyMismatchError, match=r'lstm\.h5') as info:
         load_hdf5(tmp_path / 'lstm.h5', gru)
-    assert set(info.value.unexpected) == {'upward/W', 'upward/b', 'lateral/W'}
+    # The LSTM's own keys are never asked for: ignored, as in Chainer.
+    assert info.value.unexpected == []
+    assert 'upward' not in str(info.value)
     assert len(info.value.missing) == 12
     for name, param in gru.namedparams():
         np.testing.assert_array_equal(param.array, before[name])
 
 
-def test_dtype_mismatch_is_strict_and_cast_otherwise(tmp_path):
+@pytest.mark.parametrize('strict', [True, False])
+def test_dtypes_are_cast_unless_a_value_would_change(tmp_path, strict):
     with h5py.File(tmp_path / 'f64.h5', 'w') as f:
-        f['W'] = np.ones((2, 3))
+        f['W'] = np.full((2, 3), 0.1)
         f['b'] = np.ones(2)
     link = L.Linear(3, 2)
-    with pytest.raises(KeyMismatchError, match='float64'):
-        load_hdf5(tmp_path / 'f64.h5', link)
-    load_hdf5(tmp_path / 'f64.h5', link, strict=False)
-    assert link.W.dtype == np.float32 and (link.W.array == 1).all()
+    load_hdf5(tmp_path / 'f64.h5', link, strict=strict)
+    assert link.W.dtype == np.float32
+    np.testing.assert_array_equal(link.W.array, np.float32(0.1))
+    half = L.Linear(3, 2)
+    half.W.array = half.W.array.astype(np.float16)
+    before = half.W.array.copy()
+    with h5py.File(tmp_path / 'big.h5', 'w') as f:
+        f['W'] = np.full((2, 3), 1e6, np.float32)
+        f['b'] = np.ones(2, np.float32)
+    with pytest.raises(KeyMismatchError, match=r'W: .*float32.*overflow to inf.*float16') \
+            as info:
+        load_hdf5(tmp_path / 'big.h5', half, strict=strict)
+    assert [key for key, _ in info.value.mismatched] == ['W']
+    np.testing.assert_array_equal(half.W.array, before)
+    assert half.b.array[0] == 0  # nothing was loaded
 
 
 def test_path_and_ignore_names(tmp_path):
@@ -125,6 +139,23 @@ def test_deserializer_calls_and_children(tmp_path):
         assert HDF5Deserializer(f, strict=False)('missing', 4) == 4
         assert HDF5Deserializer(f, path='h/')('count', 0) == 2
         assert HDF5Deserializer(f)['l1']('W', np.zeros((4, 3), np.float32))[0, 0] == 1
+        # A child's group is the subgroup it reads, as in Chainer.
+        assert d.group is f and child.group.name == '/h'
+        assert d['h']['nothing_here'].group is None
+        # Dtypes and types that do not convert raise TypeError (Chainer's
+        # error); shapes that differ raise ValueError.
+        with pytest.raises(TypeError, match='h/W.*float32.*int32'):
+            child('W', np.zeros((3, 2), np.int32))
+        np.testing.assert_array_equal(child('W', np.zeros((3, 2), np.float64)),
+                                      child('W', None))
+        with pytest.raises(TypeError, match='h/label'):
+            child('label', 1)
+
+
+def test_availability_flag():
+    assert hdf5_module._available is True
+    with pytest.raises(AttributeError):
+        hdf5_module.no_such_name
 
 
 def test_serializer_directly_into_a_group(tmp_path):
@@ -229,6 +260,10 @@ def test_missing_h5py_names_the_extra(monkeypatch):
     try:
         with pytest.raises(ImportError, match=r'pip install catena\[hdf5\]'):
             save_hdf5('never-written.h5', L.Linear(3, 2))
+        # Chainer raised RuntimeError here; the error is both.
+        with pytest.raises(RuntimeError, match=r'pip install catena\[hdf5\]'):
+            HDF5Serializer(None)
+        assert hdf5_module._available is False
     finally:
         monkeypatch.undo()
         hdf5_module._h5py.cache_clear()

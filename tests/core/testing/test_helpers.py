@@ -58,10 +58,11 @@ class TestParameterizedPlain:
         assert np.zeros(self.shape, self.dtype).dtype == self.dtype
 
 
-def test_parameterize_adds_named_classes_and_removes_the_template():
-    assert TestParameterizedUnittest is None
+def test_parameterize_adds_named_classes_and_keeps_the_template_uncollected():
+    assert TestParameterizedUnittest.__test__ is False
+    assert TestParameterizedPlain.__test__ is False
     names = sorted(name for name, value in globals().items()
-                   if name.startswith('TestParameterized') and value is not None)
+                   if name.startswith('TestParameterized') and '_param_' in name)
     assert names == ['TestParameterizedPlain_param_0_dtype_float32_shape_2',
                      'TestParameterizedPlain_param_1_dtype_float64_shape_2',
                      'TestParameterizedUnittest_param_0_value_1_func_double',

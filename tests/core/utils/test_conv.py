@@ -151,3 +151,20 @@ def test_as_tuple():
     assert conv_nd.as_tuple((1, 2, 3), 3) == (1, 2, 3)
     with pytest.raises(ValueError, match='length 2'):
         conv_nd.as_tuple((1, 2, 3), 2)
+
+
+def test_conv_nd_as_tuple_rejects_a_wrong_length():
+    assert conv_nd.as_tuple(2, 3) == (2, 2, 2)
+    with pytest.raises(ValueError, match='length 3') as info:
+        conv_nd.as_tuple((1,), 3)
+    assert isinstance(info.value, AssertionError)  # Chainer asserted it
+
+
+def test_col2im_nd_rejects_parameters_of_another_rank():
+    col = np.zeros((2, 3, 2, 2, 3, 2), np.float32)
+    assert conv_nd.col2im_nd_cpu(col, (1, 1), (0, 0), (4, 3)).shape == (2, 3, 4, 3)
+    for args in [((1,), (0, 0), (4, 3)), ((1, 1), (0,), (4, 3)), ((1, 1), (0, 0), (4,))]:
+        with pytest.raises(AssertionError):
+            conv_nd.col2im_nd_cpu(col, *args)
+    with pytest.raises(ValueError, match='6 dimensions'):
+        conv_nd.col2im_nd_cpu(col[:, :, 0], (1, 1), (0, 0), (4, 3))

@@ -528,3 +528,53 @@ def test_invalid_type_fields_and_pickling():
     custom = type_check.InvalidType('a', 'b', msg='whole message')
     assert str(custom) == 'whole message'
     assert (custom.expect, custom.actual) == ('a', 'b')
+
+
+# Chainer's finer points: printed priorities, attribute names, errors of Expr.eval.
+
+
+def test_priorities_follow_python_and_parenthesize_as_chainer():
+    x, y = type_check.Variable(1, 'x'), type_check.Variable(1, 'y')
+    assert (x | y).priority < (x ^ y).priority < (x & y).priority < (x << y).priority \
+        < (x + y).priority < (x * y).priority < (-x).priority < (x ** y).priority < x.priority
+
+    def pair(a, b):
+        return a, b
+
+    assert [str(type_check.BinaryOperator(p, x, y, '+', pair)) for p in (7, 8, 9)] == [
+        'x + y', 'x + (y)', '(x) + (y)']
+    assert str(type_check.BinaryOperator(8, x, y, '**', pair, True)) == '(x) ** y'
+    assert str(type_check.UnaryOperator(9, x, '-', lambda v: -v)) == '-(x)'
+
+
+def test_getattr_with_a_constant_or_a_non_identifier_name():
+    class Holder:
+        value = 10
+
+    holder = type_check.Variable(Holder(), 'h')
+    assert str(type_check.GetAttr(holder, type_check.Constant('value'))) == 'h.value'
+    assert type_check.GetAttr(holder, type_check.Constant('value')).eval() == 10
+    assert str(type_check.GetAttr(holder, 3)) == 'getattr(h, 3)'
+
+
+def test_expr_eval_raises_the_original_error_with_a_note():
+    x = type_check.Constant(0)
+    with pytest.raises(TypeError) as info:
+        x[1].eval()
+    assert any('0[1]' in note for note in getattr(info.value, '__notes__', ['0[1]']))
+    with pytest.raises(AttributeError):
+        x.missing.eval()
+    with pytest.raises(type_check.InvalidType, match='0\\[1\\]'):
+        type_check.eval(x[1])
+
+
+def test_get_types_rejects_a_non_sequence():
+    with pytest.raises(TypeError, match='sequence of arrays') as info:
+        type_check.get_types(1, 'in_types', False)
+    assert isinstance(info.value, AssertionError)  # Chainer asserted it
+
+
+def test_repr_of_nested_containers():
+    zero = type_check.Constant(0)
+    assert [type_check._repr(v) for v in ([zero], (), (zero,), [[zero]])] == [
+        '[0]', '()', '(0,)', '[[0]]']

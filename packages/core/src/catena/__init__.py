@@ -6,6 +6,7 @@ lookup, a kernel dispatch, runtime information).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from catena import (
@@ -17,6 +18,7 @@ from catena import (
     distributions,
     function_hooks,
     functions,
+    graph_optimizations,
     initializer,
     initializers,
     iterators,
@@ -24,6 +26,7 @@ from catena import (
     link_hook,
     link_hooks,
     links,
+    memory_layouts,
     optimizer,
     optimizer_hooks,
     optimizers,
@@ -36,6 +39,7 @@ from catena import (
     variable,
 )
 from catena._backprop import backward, force_backprop_mode, grad, no_backprop_mode
+from catena._debug_mode import DebugMode
 from catena._dtype import get_compute_mode, get_dtype, mixed16
 from catena._function_hooks import get_function_hooks
 from catena._version import __version__
@@ -54,6 +58,8 @@ from catena.distributions import Distribution, cross_entropy, kl_divergence, reg
 from catena.function import Function, FunctionAdapter
 from catena.function_hook import FunctionHook
 from catena.function_node import FunctionNode
+from catena.functions.math import basic_math  # Chainer's chainer.basic_math
+from catena.graph_optimizations import static_code, static_graph
 from catena.initializers import Initializer
 from catena.link import Chain, ChainList, Link
 from catena.link_hook import LinkHook
@@ -70,9 +76,18 @@ from catena.reporter import (
 )
 from catena.sequential import Sequential
 from catena.serializer import AbstractSerializer, Deserializer, Serializer
+from catena.utils.experimental import disabled_by_environment as _experimental_disabled
 from catena.variable import Variable, as_array, as_variable
 
+# Chainer's old module path: ``import chainer.cuda`` is chainer.backends.cuda.
+sys.modules[__name__ + '.cuda'] = cuda
+
 _config_keys.apply(_config_keys.CORE_KEYS, global_config)
+
+#: Set to True to silence the FutureWarning of experimental APIs
+#: (``catena.utils.experimental``); ``CATENA_DISABLE_EXPERIMENTAL_FEATURE_WARNING=1``
+#: (or ``CHAINER_...``) sets it at import.
+disable_experimental_feature_warning: bool = _experimental_disabled()
 
 
 def is_debug() -> bool:
@@ -122,14 +137,16 @@ def print_runtime_info(out: Any = None) -> None:
 
 
 __all__ = [
-    'AbstractSerializer', 'Chain', 'ChainList', 'Deserializer', 'DeviceResident',
+    'AbstractSerializer', 'Chain', 'ChainList', 'DebugMode', 'Deserializer', 'DeviceResident',
     'DictSummary', 'Distribution', 'Fallback', 'Function', 'FunctionAdapter', 'FunctionHook',
     'FunctionNode', 'GradientMethod', 'Initializer', 'Link', 'LinkHook', 'Optimizer',
     'Parameter', 'Reporter', 'Sequential', 'Serializer', 'Summary', 'UpdateRule', 'Variable',
     '__version__', 'as_array', 'as_variable', 'backend', 'backward', 'config', 'cross_entropy',
-    'dataset', 'datasets', 'distributions', 'force_backprop_mode', 'functions',
+    'dataset', 'datasets', 'disable_experimental_feature_warning', 'distributions',
+    'force_backprop_mode', 'functions',
     'get_array_types', 'get_compute_mode', 'get_cpu_array_types', 'get_current_reporter',
-    'get_device', 'get_dtype', 'get_function_hooks', 'global_config', 'grad', 'hookimpl',
+    'get_device', 'get_dtype', 'get_function_hooks', 'global_config', 'grad',
+    'graph_optimizations', 'memory_layouts', 'static_code', 'static_graph', 'hookimpl',
     'hookspec', 'initializers', 'is_arrays_compatible', 'is_debug', 'iterators',
     'kl_divergence', 'link', 'link_hook', 'link_hooks', 'links', 'mixed16', 'no_backprop_mode',
     'optimizer', 'optimizer_hooks', 'optimizers', 'print_runtime_info', 'register_kl',

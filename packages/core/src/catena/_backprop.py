@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import traceback
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,19 +72,26 @@ def backward(outputs: Sequence[Variable], grad_outputs: Sequence[Any] | None = N
              loss_scale: float | None = None) -> None:
     """Runs backpropagation from several output variables at once.
 
+    The outputs' gradients are consumed: unless ``retain_grad``, their
+    ``grad`` is None afterwards.
+
     Args:
-        outputs: The variables to start from.
-        grad_outputs: Their initial gradients (Variables or arrays); None, or
-            a None entry, means the output's ``grad``, or ones for an output of
-            size one.
+        outputs: The variables to start from (a tuple or list).
+        grad_outputs: Their initial gradients (Variables or arrays), as a tuple
+            or list; None, or a None entry, means the output's ``grad``. An
+            output without any gradient is skipped with a RuntimeWarning, and
+            so is an output given twice.
         retain_grad: Keep the gradients of intermediate variables too.
         enable_double_backprop: Record the backward computation as a graph.
         loss_scale: Multiplies the initial gradients (see
             :meth:`Variable.backward`).
     """
-    if isinstance(outputs, Variable):
-        raise TypeError('catena.backward takes a sequence of Variables as outputs; '
+    if not isinstance(outputs, (tuple, list)):
+        raise TypeError('catena.backward takes the outputs as a tuple or list of Variables; '
                         'for one variable call y.backward() or pass [y]')
+    if grad_outputs is not None and not isinstance(grad_outputs, (tuple, list)):
+        raise TypeError('catena.backward takes grad_outputs as a tuple or list; got '
+                        f'{type(grad_outputs).__name__}')
     outputs = tuple(outputs)
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -90,17 +99,62 @@ def backward(outputs: Sequence[Variable], grad_outputs: Sequence[Any] | None = N
         raise ValueError(f'grad_outputs has {len(grad_outputs)} entries but there are '
                          f'{len(outputs)} outputs')
     roots = []
-    for y, gy in zip(outputs, grad_outputs):
+    seen = set()
+    for index, (y, gy) in enumerate(zip(outputs, grad_outputs)):
+        if id(y) in seen:
+            warnings.warn(f'outputs[{index}] is given more than once; its gradient is used '
+                          'once', RuntimeWarning, stacklevel=2)
+            continue
+        seen.add(id(y))
+        if y._vnode is not None:
+            y._vnode._check_old_style_gradient()
         if gy is None:
-            gy = _initial_grad(y)
+            gy = y._grad_var
+            if gy is None:
+                warnings.warn(f'outputs[{index}] has no gradient (set its grad or pass '
+                              'grad_outputs); it is skipped', RuntimeWarning, stacklevel=2)
+                continue
         elif not isinstance(gy, Variable):
             gy = Variable(gy, requires_grad=False)
-        if gy is None:
-            continue
         if loss_scale is not None:
             gy = _scaled(gy, loss_scale)
         roots.append((y, gy))
     _run(roots, None, retain_grad, enable_double_backprop, loss_scale)
+    if not retain_grad:
+        for y, _ in roots:
+            if y._vnode is not None and y._vnode.creator_node is not None:
+                y._grad_var = None
+
+
+def backward_from_variable(y: Variable, retain_grad: bool, enable_double_backprop: bool,
+                           loss_scale: float | None) -> None:
+    """:meth:`Variable.backward`: backprop from ``y``, consuming its gradient.
+
+    Nothing happens for a variable without a creator. A single-element
+    variable without a gradient starts from ones (a warning is issued unless
+    it is a scalar). Unless ``retain_grad``, ``y.grad_var`` is cleared
+    afterwards: the gradient has been passed on to the graph.
+    """
+    node = y._vnode
+    if node is None:
+        return
+    node._check_old_style_gradient()
+    if node.creator_node is None:
+        return
+    if y._grad_var is None and y._data is not None and y._data.size == 1 \
+            and y._data.ndim != 0:
+        warnings.warn(
+            'Treating a variable with only one element as a scalar in Variable.backward is '
+            'deprecated: apply catena.functions.squeeze to get a 0-dimensional variable, or '
+            'set its grad explicitly.', DeprecationWarning, stacklevel=3)
+    gy = _initial_grad(y)
+    if gy is None:
+        return
+    if loss_scale is not None:
+        gy = _scaled(gy, loss_scale)
+    _run([(y, gy)], None, retain_grad, enable_double_backprop, loss_scale)
+    if not retain_grad:
+        y._grad_var = None
 
 
 def _initial_grad(y: Variable) -> Variable | None:
@@ -130,7 +184,7 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
     Args:
         outputs: The variables to differentiate.
         inputs: The variables to differentiate with respect to.
-        grad_outputs: Initial gradients of the outputs (None: ones for
+        grad_outputs: Initial gradients of the outputs (None, or a None entry: ones
             single-element outputs).
         grad_inputs: Gradients added to those of the inputs.
         set_grad: Also store the results in the inputs' ``grad_var``.
@@ -142,10 +196,22 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
     Returns:
         list: One gradient Variable (or None when unreachable) per input.
     """
-    if isinstance(outputs, Variable) or isinstance(inputs, Variable):
-        raise TypeError('catena.grad takes sequences of Variables as outputs and inputs')
+    for what, value in (('outputs', outputs), ('inputs', inputs),
+                        ('grad_outputs', grad_outputs), ('grad_inputs', grad_inputs)):
+        if value is not None and not isinstance(value, (tuple, list)):
+            raise TypeError(f'catena.grad takes {what} as a tuple or list; '
+                            f'got {type(value).__name__}')
     outputs = tuple(outputs)
     inputs = tuple(inputs)
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise ValueError(f'grad_outputs has {len(grad_outputs)} entries but there are '
+                         f'{len(outputs)} outputs')
+    if grad_inputs is not None and len(grad_inputs) != len(inputs):
+        raise ValueError(f'grad_inputs has {len(grad_inputs)} entries but there are '
+                         f'{len(inputs)} inputs')
+    for y in outputs:
+        if isinstance(y, Variable) and y._vnode is not None:
+            y._vnode._check_old_style_gradient()
     for index, x in enumerate(inputs):
         if not isinstance(x, Variable):
             raise TypeError(f'inputs[{index}] must be a Variable; got {type(x).__name__}')
@@ -156,9 +222,6 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
         if gy is None:
             if y._data is None:
                 continue
-            if y._data.size != 1:
-                raise ValueError(f'grad_outputs must be given for outputs of size other than '
-                                 f'one; an output has shape {y.shape}')
             gy = Variable(y.xp.ones_like(y._data), requires_grad=False)
         elif not isinstance(gy, Variable):
             gy = Variable(gy, requires_grad=False)
@@ -167,16 +230,16 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
         roots.append((y, gy))
 
     targets = {x.node: None for x in inputs}
-    found = _run(roots, targets, retain_grad, enable_double_backprop, loss_scale)
-    results: list[Variable | None] = [found.get(x.node) for x in inputs]
-    if grad_inputs is not None:
-        for index, extra in enumerate(grad_inputs):
-            if extra is None:
-                continue
+    # The given input gradients seed the table: an input inside the graph
+    # passes its seed on to the variables it was computed from.
+    seeds = []
+    for x, extra in zip(inputs, grad_inputs or ()):
+        if extra is not None:
             if not isinstance(extra, Variable):
                 extra = Variable(extra, requires_grad=False)
-            current = results[index]
-            results[index] = extra if current is None else current + extra
+            seeds.append((x.node, extra))
+    found = _run(roots, targets, retain_grad, enable_double_backprop, loss_scale, seeds)
+    results: list[Variable | None] = [found.get(x.node) for x in inputs]
     if set_grad:
         for x, gx in zip(inputs, results):
             x.grad_var = gx
@@ -185,7 +248,8 @@ def grad(outputs: Sequence[Variable], inputs: Sequence[Variable],
 
 def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any] | None,
          retain_grad: bool, enable_double_backprop: bool,
-         loss_scale: float | None) -> dict[VariableNode, Variable]:
+         loss_scale: float | None,
+         seeds: Sequence[tuple[VariableNode, Variable]] = ()) -> dict[VariableNode, Variable]:
     """The backprop loop shared by :func:`backward` and :func:`grad`.
 
     With ``targets`` None (``backward``), leaf gradients are added to the
@@ -198,6 +262,8 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
     queued = set()
     order = 0
     gy: Any
+    for node, gx in seeds:
+        _accumulate(grads, node, gx)
     for y, gy in roots:
         node = y.node
         _accumulate(grads, node, gy)
@@ -235,15 +301,16 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
             refs = func.outputs
             if len(refs) == 1:
                 node = refs[0]()
-                gy = None if node is None else pop(node, None)
+                # An output that was unchained no longer passes gradients to func.
+                gy = None if node is None or node.creator_node is not func else pop(node, None)
                 if gy is None:
                     continue
                 output_nodes: Any = (node,)
                 gys: Any = (gy,)
             else:
                 output_nodes = [ref() for ref in refs]
-                gys = tuple([None if node is None else pop(node, None)
-                             for node in output_nodes])
+                gys = tuple([None if node is None or node.creator_node is not func
+                             else pop(node, None) for node in output_nodes])
                 if all([gy is None for gy in gys]):
                     continue
             if targets is not None:
@@ -252,9 +319,9 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
                 _retain_output_grads(output_nodes, gys)
             in_nodes = func.inputs
             if len(in_nodes) == 1:
-                target_indexes: Any = (0,) if in_nodes[0].requires_grad else ()
+                target_indexes: Any = (0,) if in_nodes[0]._requires_grad else ()
             else:
-                target_indexes = tuple([i for i, x in enumerate(in_nodes) if x.requires_grad])
+                target_indexes = tuple([i for i, x in enumerate(in_nodes) if x._requires_grad])
             if not target_indexes:
                 continue
             try:
@@ -265,12 +332,16 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
                     gxs = func.backward(target_indexes, gys)
                     if len(gxs) != len(target_indexes):
                         gxs = func._targets_only(target_indexes, gxs)
+                if is_debug:
+                    _debug_check_gradients(func, target_indexes, in_nodes, gxs, grads)
+                    func._check_finite('Backward',
+                                       [None if g is None else g._data for g in gxs])
             except Exception as error:
                 _note(error, f'raised in the backward pass of {func.label}'
                       + _creation_site(func))
+                if func.stack:
+                    _append_stack(error, func.stack)
                 raise
-            if is_debug:
-                func._check_finite('Backward', [None if g is None else g._data for g in gxs])
             for index, gx in zip(target_indexes, gxs):
                 if gx is None:
                     continue
@@ -299,12 +370,26 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
         for node in list(grads):
             if node.creator_node is None:
                 _deliver(node, grads.pop(node), targets, found, loss_scale)
+        if targets is not None:
+            for node in targets:
+                if node not in found and node in grads:
+                    found[node] = grads[node]  # a seed its creator never consumed
     return found
 
 
 def _note(error: Exception, text: str) -> None:
     if hasattr(error, 'add_note'):  # Python 3.11+
         error.add_note(text)
+
+
+def _append_stack(error: Exception, stack: Any) -> None:
+    """Adds where the failing function was applied to the message (debug mode)."""
+    text = '\n' + _stack_text(stack)
+    if error.args and isinstance(error.args[0], str):
+        if 'Stacktrace of the function' not in error.args[0]:
+            error.args = (error.args[0] + text,) + error.args[1:]
+    elif not error.args:
+        error.args = (text,)
 
 
 def _creation_site(func: Any) -> str:
@@ -355,6 +440,7 @@ def _deliver(node: VariableNode, gx: Variable | None, targets: dict[VariableNode
     """Hands the final gradient of a leaf to its variable or to the results."""
     if gx is None:
         return
+    node._check_old_style_gradient()
     if targets is not None:
         if node in targets:
             found[node] = gx
@@ -392,22 +478,62 @@ def _call_backward(func: Any, target_indexes: tuple[int, ...], gys: tuple[Any, .
 
 def _check_grad_matches(func: Any, index: int, node: VariableNode, gx: Any) -> None:
     if not isinstance(gx, Variable):
-        raise TypeError(f'{func.label}.backward returned a {type(gx).__name__} for input '
-                        f'{index}; gradients must be Variables (or None)')
+        raise TypeError(_blame(func) + f'{func.label}.backward returned a '
+                        f'{type(gx).__name__} for input {index}; gradients must be Variables '
+                        '(or None)')
     array = gx._data
-    if array.shape != node.shape or array.dtype != node.dtype:
-        if array.shape != node.shape:
-            what, got, expected = 'shape', array.shape, node.shape
-        else:
-            what, got, expected = 'dtype', array.dtype, node.dtype
-        raise ValueError(
-            f'{func.label}.backward returned a gradient of {what} {got} for input {index}, '
-            f'whose {what} is {expected}')
+    if array.dtype != node.dtype:
+        raise TypeError(_blame(func) + f'Dtype of data and grad mismatch (input {index})\n'
+                        f'grad: {array.dtype} != data: {node.dtype}')
+    if array.shape != node.shape:
+        raise ValueError(_blame(func) + f'Shape of data and grad mismatch (input {index})\n'
+                         f'grad: {array.shape} != data: {node.shape}')
+
+
+def _debug_check_gradients(func: Any, target_indexes: tuple[int, ...],
+                           in_nodes: tuple[VariableNode, ...], gxs: Any,
+                           grads: dict[VariableNode, Any]) -> None:
+    """The checks of debug mode on what a backward method returned."""
+    for index, gx in zip(target_indexes, gxs):
+        if gx is None:
+            continue
+        if not isinstance(gx, Variable):
+            raise ValueError(
+                f'type of gradients returned from backward is incorrect: {func.label} '
+                f'returned a {type(gx).__name__} for input {index}; expected a Variable')
+        node = in_nodes[index]
+        if node.shape is not None and gx.shape != node.shape:
+            raise ValueError(
+                f'shape of gradients returned from backward is incorrect: {func.label} '
+                f'returned {gx.shape} for input {index} of shape {node.shape}')
+        previous = grads.get(node)
+        dtype = node.dtype if previous is None else previous.dtype
+        if dtype is None:
+            variable = node.get_variable_or_none()
+            grad = None if variable is None else variable._grad_var
+            dtype = None if grad is None else grad.dtype
+        if dtype is not None and gx.dtype != dtype:
+            raise ValueError(
+                f'dtype of gradients returned from backward is incorrect: {func.label} '
+                f'returned {gx.dtype} for input {index} of dtype {dtype}')
+
+
+def _blame(func: Any) -> str:
+    """The first lines of an error about a wrong gradient: which function, and where."""
+    text = f'Function `{func._impl_name}` ({func.label}) returned a wrong gradient.\n'
+    if func.stack:
+        text += _stack_text(func.stack)
+    return text
+
+
+def _stack_text(stack: Any) -> str:
+    return ('Stacktrace of the function is below:\n'
+            + ''.join(traceback.format_list(stack)))
 
 
 def unchain_backward(variable: Variable) -> None:
     """Removes every creator reference reachable backwards from ``variable``."""
-    node = variable._node
+    node = variable._vnode
     if node is None:
         return
     pending = [node.creator_node] if node.creator_node is not None else []

@@ -80,6 +80,21 @@ def runtime_info_lines(verbose: bool = False) -> list[str]:
     return lines
 
 
+class _RuntimeInfo:
+    """The runtime report as an object; ``str()`` gives the printed text."""
+
+    def __init__(self, verbose: bool = False) -> None:
+        self.lines = runtime_info_lines(verbose)
+
+    def __str__(self) -> str:
+        return '\n'.join(self.lines) + '\n'
+
+
+def _get_runtime_info(verbose: bool = False) -> _RuntimeInfo:
+    """Collects the runtime report (Chainer's internal name)."""
+    return _RuntimeInfo(verbose)
+
+
 def print_runtime_info(out: TextIO | None = None, verbose: bool = False) -> None:
     """Prints the runtime report (see :func:`runtime_info_lines`).
 
@@ -88,7 +103,7 @@ def print_runtime_info(out: TextIO | None = None, verbose: bool = False) -> None
         verbose: Also list the hooks that each plugin implements.
     """
     out = sys.stdout if out is None else out
-    out.write('\n'.join(runtime_info_lines(verbose)) + '\n')
+    out.write(str(_get_runtime_info(verbose)))
     flush = getattr(out, 'flush', None)
     if flush is not None:
         flush()

@@ -30,14 +30,25 @@ def summarize(call_history: Iterable[tuple[str, float]]) -> dict[str, dict[str, 
 
 def print_report(summary: dict[str, dict[str, Any]], name_header: str, unit: str,
                  file: TextIO | None) -> None:
-    """Prints the summary as a right-aligned table (see the TimerHooks' print_report)."""
-    if unit != 'auto' and unit not in UNITS:
-        raise ValueError(f"unit must be 'auto' or one of {', '.join(UNITS)}; got {unit!r}")
+    """Prints the summary as a right-aligned table (see the TimerHooks' print_report).
+
+    ``unit`` is a key of :data:`UNITS`, ``'auto'`` (the unit that suits the
+    largest time, for every row) or ``'auto_foreach'`` (a unit for each row).
+    """
+    if unit not in ('auto', 'auto_foreach') and unit not in UNITS:
+        raise ValueError("unit must be 'auto', 'auto_foreach' or one of "
+                         f"{', '.join(UNITS)}; got {unit!r}")
     file = sys.stdout if file is None else file
+    if unit == 'auto':
+        largest = max((record['elapsed_time'] for record in summary.values()), default=0.0)
+        factor, shown_unit = choose_unit(largest)
+    elif unit != 'auto_foreach':
+        factor, shown_unit = UNITS[unit], unit
     rows = [(name_header, 'ElapsedTime', 'Occurrence')]
     for name, record in summary.items():
         seconds = record['elapsed_time']
-        factor, shown_unit = choose_unit(seconds) if unit == 'auto' else (UNITS[unit], unit)
+        if unit == 'auto_foreach':
+            factor, shown_unit = choose_unit(seconds)
         rows.append((name, f'{seconds * factor:3.2f}{shown_unit}', str(record['occurrence'])))
     widths = [max(len(row[column]) for row in rows) for column in range(3)]
     for row in rows:

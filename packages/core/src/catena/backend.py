@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import types
-from collections.abc import Iterator
 from typing import Any
 
 import numpy
 
 from catena.backends import _registry
+from catena.backends._chainerx import ChainerxDevice, from_chx, to_chx
 from catena.backends._device import Device
 from catena.backends._numpy import CpuDevice
 from catena.variable import Variable
@@ -23,7 +23,8 @@ def get_device(device_spec: Any) -> Device:
     Args:
         device_spec: A :class:`Device`; a spec string such as ``'@numpy'``,
             ``'@cupy:0'`` or ``'@intel64'``; a Chainer-style integer (``-1``
-            for the CPU, ``n >= 0`` for GPU ``n``); or the :mod:`numpy` module.
+            for the CPU, ``n >= 0`` for GPU ``n``), also as a string
+            (``'-1'``); or the :mod:`numpy` module.
 
     Returns:
         Device: The device.
@@ -53,11 +54,19 @@ def get_device(device_spec: Any) -> Device:
 
 
 def _device_from_spec_string(spec: str) -> Device:
+    try:
+        legacy_id = int(spec)
+    except ValueError:
+        pass
+    else:
+        # Chainer reads '-1', '0', ... as the integer ids of old scripts' --gpu.
+        return _device_from_legacy_id(legacy_id)
     if not spec.startswith('@'):
-        raise ValueError(
-            f'invalid device spec {spec!r}: a spec starts with "@" (for example "@numpy", '
-            '"@cupy:0", "@intel64"); ChainerX specs such as "native:0" are not supported '
-            '(docs/compat.md)')
+        # Chainer reads specs without '@' as ChainerX devices.
+        raise RuntimeError(
+            f'invalid device spec {spec!r}: ChainerX device specs such as "native:0" are '
+            'not supported by catena (docs/compat.md); catena\'s specs start with "@" '
+            '(for example "@numpy", "@cupy:0", "@intel64")')
     prefix, colon, rest = spec.partition(':')
     device_type = _registry.device_types_by_prefix.get(prefix)
     if device_type is None:
@@ -95,12 +104,25 @@ def _known_devices_text() -> str:
     return text
 
 
-def get_device_from_array(array: Any) -> Device:
-    """Returns the device that holds ``array`` (a Variable's array for a Variable).
+def get_device_from_array(*arrays: Any) -> Device:
+    """Returns the device that holds the arrays (a Variable's array for a Variable).
 
-    Objects that are not arrays of a registered device (Python scalars, None)
-    belong to the CPU device, as in Chainer.
+    Args:
+        arrays: One or more arrays. With several, the device of the first one
+            that is not on the CPU (NumPy) device is returned, as in Chainer.
+
+    Returns:
+        Device: The device. Objects that are not arrays of a registered
+        device (Python scalars, None) belong to the CPU device, as in Chainer.
     """
+    for array in arrays:
+        device = _device_of(array)
+        if not isinstance(device, CpuDevice):
+            return device
+    return _cpu_device
+
+
+def _device_of(array: Any) -> Device:
     if isinstance(array, Variable):
         array = array.array
     if type(array) is numpy.ndarray:
@@ -108,7 +130,8 @@ def get_device_from_array(array: Any) -> Device:
     device_type = _registry.device_type_of(array)
     if device_type is None:
         return _cpu_device
-    return device_type.from_array(array)
+    device = device_type.from_array(array)
+    return _cpu_device if device is None else device
 
 
 def get_array_module(*args: Any) -> types.ModuleType:
@@ -129,20 +152,25 @@ def get_array_module(*args: Any) -> types.ModuleType:
             continue
         device_type = _registry.device_type_of(arg)
         if device_type is not None and device_type is not CpuDevice:
-            return device_type.from_array(arg).xp
+            device = device_type.from_array(arg)
+            if device is not None:
+                return device.xp
     return numpy
 
 
-@contextlib.contextmanager
-def using_device(device_spec: Any) -> Iterator[None]:
+def using_device(device_spec: Any) -> contextlib.AbstractContextManager[Any]:
     """Makes a device current within a ``with`` block.
+
+    The spec is checked when ``using_device`` is called, not when the block
+    is entered.
 
     Args:
         device_spec: Anything :func:`get_device` accepts.
+
+    Returns:
+        A context manager.
     """
-    device = get_device(device_spec)
-    with device.create_context():
-        yield
+    return get_device(device_spec).create_context()
 
 
 def copyto(dst: Any, src: Any) -> None:
@@ -169,20 +197,23 @@ def is_arrays_compatible(arrays: Any) -> bool:
 
 
 def __getattr__(name: str) -> Any:
-    # Chainer spells the plugin devices backend.GpuDevice and backend.Intel64Device.
-    prefixes = {'GpuDevice': '@cupy', 'Intel64Device': '@intel64'}
-    if name in prefixes:
-        device_type = _registry.device_types_by_prefix.get(prefixes[name])
-        if device_type is not None:
-            return device_type
-        package = 'catena-cuda' if name == 'GpuDevice' else 'catena-intel64'
-        raise AttributeError(f'catena.backend.{name} needs the {package} package '
-                             f'(pip install {package})')
+    # Chainer spells the plugin devices backend.GpuDevice and
+    # backend.Intel64Device. They come from catena.backends.cuda and
+    # catena.backends.intel64: the plugins' classes, or stand-ins that cannot
+    # be instantiated, so that isinstance checks answer False.
+    if name == 'GpuDevice':
+        from catena.backends import cuda
+
+        return cuda.GpuDevice
+    if name == 'Intel64Device':
+        from catena.backends import intel64
+
+        return intel64.Intel64Device
     raise AttributeError(f'module catena.backend has no attribute {name!r}')
 
 
 __all__ = [
-    'CpuDevice', 'Device', 'copyto', 'get_array_module', 'get_array_types',
-    'get_cpu_array_types', 'get_device', 'get_device_from_array', 'is_arrays_compatible',
-    'using_device',
+    'ChainerxDevice', 'CpuDevice', 'Device', 'copyto', 'from_chx', 'get_array_module',
+    'get_array_types', 'get_cpu_array_types', 'get_device', 'get_device_from_array',
+    'is_arrays_compatible', 'to_chx', 'using_device',
 ]

@@ -91,8 +91,15 @@ class LocalConfig(threading.local):
             raise AttributeError(f'catena.config has no key {name!r}') from None
 
     def __delattr__(self, name: str) -> None:
-        if name in self.__dict__:
-            super().__delattr__(name)
+        """Removes the thread-local value of ``name`` (the global value shows again).
+
+        Raises:
+            AttributeError: If ``name`` has no thread-local value.
+        """
+        if name not in self.__dict__:
+            raise AttributeError(f'catena.config has no thread-local value of {name!r} '
+                                 'to delete')
+        super().__delattr__(name)
 
     def show(self, file: Any = None) -> None:
         """Prints every key visible from this thread with its effective value.
@@ -112,7 +119,7 @@ def _print_entries(entries: dict[str, Any], file: Any) -> None:
     file = sys.stdout if file is None else file
     width = max((len(k) for k in entries), default=0)
     for key in sorted(entries):
-        print(f'{key:<{width}}  {entries[key]!r}', file=file)
+        print(f'{key:<{width}} {entries[key]}', file=file)
 
 
 def _load_plugin_defaults() -> bool:

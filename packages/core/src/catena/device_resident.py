@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, TypeVar
 
 from catena import backend
 from catena.backends._device import Device
+
+_T = TypeVar('_T', bound='DeviceResident')
+
+# Methods a subclass must not override: moving goes through the visitor.
+_FINAL_METHODS = ('to_device', 'to_chx', 'from_chx')
+# Chainer's older per-device methods, still honoured when overridden.
+_LEGACY_METHODS = ('to_cpu', 'to_gpu', 'to_intel64')
+# Residents whose overridden legacy method is running (not to be re-entered).
+_in_legacy_move: set[int] = set()
 
 
 def _gpu_device(device: Any) -> Device:
@@ -26,8 +36,23 @@ class DeviceResident:
     :meth:`to_device` moves them all.
     """
 
+    _device: Device
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _FINAL_METHODS:
+            if name in cls.__dict__:
+                raise TypeError(f'{cls.__name__} overrides {name}(), which a DeviceResident '
+                                'must not override; override device_resident_accept() to '
+                                'move additional arrays')
+        for name in _LEGACY_METHODS:
+            if name in cls.__dict__:
+                warnings.warn(f'{cls.__name__} overrides {name}(), which is deprecated; '
+                              'override device_resident_accept() instead',
+                              DeprecationWarning, stacklevel=2)
+
     def __init__(self) -> None:
-        self._device: Device = backend.get_device('@numpy')
+        self._device = backend.get_device('@numpy')
 
     @property
     def device(self) -> Device:
@@ -43,7 +68,7 @@ class DeviceResident:
         """Lets ``visitor`` visit this object (and, in subclasses, its arrays)."""
         visitor.visit_device_resident(self)
 
-    def to_device(self, device: Any) -> DeviceResident:
+    def to_device(self: _T, device: Any) -> _T:
         """Moves every array of the object to ``device``, in place.
 
         Args:
@@ -56,17 +81,61 @@ class DeviceResident:
         self.device_resident_accept(_ToDeviceVisitor(target))
         return self
 
-    def to_cpu(self) -> DeviceResident:
-        """Moves every array to the NumPy CPU device."""
-        return self.to_device('@numpy')
+    def to_cpu(self: _T) -> _T:
+        """Moves every array to the NumPy CPU device.
 
-    def to_gpu(self, device: Any = None) -> DeviceResident:
-        """Moves every array to a GPU (needs catena-cuda)."""
-        return self.to_device(_gpu_device(device))
+        .. deprecated:: Chainer v7
+            Use ``to_device('@numpy')``.
+        """
+        _warn_legacy('to_cpu', "to_device('@numpy')")
+        return self._legacy_move(backend.get_device('@numpy'))
 
-    def to_intel64(self) -> DeviceResident:
-        """Moves every array to the ``'@intel64'`` device (needs catena-intel64)."""
-        return self.to_device('@intel64')
+    def to_gpu(self: _T, device: Any = None) -> _T:
+        """Moves every array to a GPU (needs catena-cuda).
+
+        .. deprecated:: Chainer v7
+            Use ``to_device('@cupy:N')``.
+        """
+        _warn_legacy('to_gpu', "to_device('@cupy:N')")
+        return self._legacy_move(_gpu_device(device))
+
+    def to_intel64(self: _T) -> _T:
+        """Moves every array to the ``'@intel64'`` device (needs catena-intel64).
+
+        .. deprecated:: Chainer v7
+            Use ``to_device('@intel64')``.
+        """
+        _warn_legacy('to_intel64', "to_device('@intel64')")
+        return self._legacy_move(backend.get_device('@intel64'))
+
+    def _legacy_move(self: _T, device: Device) -> _T:
+        key = id(self)
+        entered = key not in _in_legacy_move
+        _in_legacy_move.add(key)
+        try:
+            return self.to_device(device)
+        finally:
+            if entered:
+                _in_legacy_move.discard(key)
+
+
+def _warn_legacy(name: str, replacement: str) -> None:
+    warnings.warn(f'DeviceResident.{name}() is deprecated; use {replacement} instead',
+                  DeprecationWarning, stacklevel=3)
+
+
+def _overridden_legacy_move(resident: DeviceResident, device: Device) -> Any:
+    """The subclass's own to_cpu/to_gpu/to_intel64 for ``device``, or None."""
+    name = {'numpy': 'to_cpu', 'cupy': 'to_gpu', 'intel64': 'to_intel64'}.get(
+        str(device).lstrip('@').split(':')[0])
+    if name is None or getattr(type(resident), name) is getattr(DeviceResident, name):
+        return None
+    method = getattr(resident, name)
+    if name == 'to_gpu':
+        from catena.backends import cuda
+
+        return lambda: method(cuda.Device(int(str(device).split(':')[1])))
+    return method
 
 
 class DeviceResidentsVisitor:
@@ -88,6 +157,16 @@ class _ToDeviceVisitor(DeviceResidentsVisitor):
         self._device = device
 
     def visit_device_resident(self, device_resident: DeviceResident) -> None:
+        if id(device_resident) not in _in_legacy_move:
+            legacy = _overridden_legacy_move(device_resident, self._device)
+            if legacy is not None:
+                _in_legacy_move.add(id(device_resident))
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter('ignore', DeprecationWarning)
+                        legacy()
+                finally:
+                    _in_legacy_move.discard(id(device_resident))
         device_resident._device = self._device
 
     def visit_array(self, array: Any) -> Any:

@@ -10,8 +10,11 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+import numpy
+
 from catena import backend
 from catena.backends import _registry
+from catena.configuration import config
 from catena.function_node import FunctionNode
 from catena.variable import Variable
 
@@ -35,6 +38,10 @@ class FunctionAdapter(FunctionNode):
     def label(self) -> str:
         return self._function.label
 
+    @property
+    def _impl_name(self) -> str:
+        return self._function.__class__.__name__
+
     def check_type_forward(self, in_types: Any) -> None:
         self._function.check_type_forward(in_types)
 
@@ -50,20 +57,15 @@ class FunctionAdapter(FunctionNode):
         self.retain_inputs(range(len(inputs)) if retained is None else retained)
         if function._output_indexes_to_retain is not None:
             self.retain_outputs(function._output_indexes_to_retain)
-        self._output_info = tuple((y.shape, y.dtype) for y in outputs)
         return outputs
 
     def backward(self, target_input_indexes: tuple[int, ...],
                  grad_outputs: tuple[Variable | None, ...]) -> tuple[Variable | None, ...]:
         in_data = tuple(x.data for x in self.inputs or ())
-        grad_data = []
-        for gy, (shape, dtype) in zip(grad_outputs, self._output_info):
-            if gy is None:
-                xp = backend.get_array_module(*in_data)
-                grad_data.append(xp.zeros(shape, dtype))
-            else:
-                grad_data.append(gy.array)
-        device = backend.get_device_from_array(in_data[0]) if in_data else None
+        # A gradient that does not reach an output is None, as in Chainer.
+        grad_data = [None if gy is None else gy.array for gy in grad_outputs]
+        arrays = [a for a in in_data + tuple(grad_data) if a is not None]
+        device = backend.get_device_from_array(arrays[0]) if arrays else None
         if device is not None:
             with device.create_context():
                 gxs = self._function.backward(in_data, tuple(grad_data))
@@ -71,8 +73,23 @@ class FunctionAdapter(FunctionNode):
             gxs = self._function.backward(in_data, tuple(grad_data))
         if not isinstance(gxs, tuple):
             gxs = tuple(gxs)
-        return tuple([None if gxs[i] is None else Variable(gxs[i], requires_grad=False)
-                      for i in target_input_indexes])
+        ret: list[Variable | None] = []
+        for i in target_input_indexes:
+            gx = gxs[i]
+            if gx is None:
+                ret.append(None)
+                continue
+            if _registry.device_type_of(gx) is None or isinstance(gx, numpy.generic):
+                raise TypeError(
+                    f'Function `{type(self._function).__name__}` ({self.label}) returned a '
+                    f'gradient of type {type(gx).__name__} for input {i}; the backward of an '
+                    'old-style Function must return arrays (or None)')
+            variable = Variable(gx, requires_grad=False)
+            if config.enable_backprop:
+                # Double backprop: this gradient has no graph behind it.
+                variable.node._old_style_grad_generator = self.label
+            ret.append(variable)
+        return tuple(ret)
 
 
 class Function:
@@ -85,12 +102,17 @@ class Function:
     """
 
     _node: weakref.ref | None = None
+    # Until the function is applied it owns its node, so that hooks added
+    # beforehand (add_hook) stay on it; afterwards the graph owns the node.
+    _owned_node: FunctionAdapter | None = None
     _input_indexes_to_retain: Any = None
     _output_indexes_to_retain: Any = None
 
     def __call__(self, *inputs: Any) -> Any:
         """Applies the function; returns a Variable, or a tuple for several outputs."""
-        outputs = self.node.apply(inputs)
+        node = self.node
+        self._owned_node = None
+        outputs = node.apply(inputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
     @property
@@ -100,6 +122,7 @@ class Function:
         if node is None:
             node = FunctionAdapter(self)
             self._node = weakref.ref(node)
+            self._owned_node = node
         return node
 
     @property
@@ -146,7 +169,8 @@ class Function:
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         """Computes the outputs; the default calls ``forward_cpu`` or ``forward_gpu``."""
-        device_type = _registry.device_type_of(inputs[0]) if inputs else None
+        arrays = [x for x in inputs if x is not None]
+        device_type = _registry.device_type_of(arrays[0]) if arrays else None
         method = device_type.legacy_forward if device_type is not None else 'forward_cpu'
         return getattr(self, method)(inputs)  # type: ignore[no-any-return]
 

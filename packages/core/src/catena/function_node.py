@@ -21,7 +21,7 @@ from catena.variable_node import VariableNode
 def _new_output(array: Any, requires_grad: bool) -> Variable:
     variable = Variable.__new__(Variable)
     variable._data = array
-    variable._node = None
+    variable._vnode = None
     variable._grad_var = None
     variable._requires_grad = requires_grad
     variable._name = None
@@ -32,8 +32,7 @@ def _new_output(array: Any, requires_grad: bool) -> Variable:
 def _as_input_variable(x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
-    if x is None:
-        raise TypeError('an input of a FunctionNode is None; expected a Variable or an array')
+    # None stands for an absent input (a Variable without an array), as in Chainer.
     return Variable(x, requires_grad=False)
 
 
@@ -91,7 +90,8 @@ class FunctionNode:
                 if array.__class__ is not first_type:
                     self._check_same_device(in_data)
                     break
-        if self._checks_types and config.type_check:
+        if (self._checks_types or 'check_type_forward' in self.__dict__) \
+                and config.type_check:
             try:
                 self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
             except Exception as error:  # noqa: BLE001 - diagnose re-raises with a message
@@ -112,6 +112,11 @@ class FunctionNode:
         if outputs.__class__ is not tuple:
             raise TypeError(f'forward output must be a tuple ({self.label})\n'
                             f'Actual: {type(outputs)}')
+        for y in outputs:
+            if y.__class__ is not numpy.ndarray and y is not None and (
+                    _registry.device_type_of(y) is None or isinstance(y, numpy.generic)):
+                raise TypeError(f'forward output must be a tuple of ndarrays ({self.label})\n'
+                                f'Actual: an output of type {type(y).__name__}')
         if config.debug:
             self._check_finite('Forward', outputs)
             self.stack = traceback.extract_stack()[:-1]
@@ -126,7 +131,7 @@ class FunctionNode:
     def _record(self, input_vars: list[Variable], ret: tuple[Variable, ...],
                 in_data: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
         """Wires this node into the graph between its inputs and outputs."""
-        nodes = [x._node or x.node for x in input_vars]
+        nodes = [x._vnode or x.node for x in input_vars]
         rank = 0
         for node in nodes:
             if node.rank > rank:
@@ -135,9 +140,9 @@ class FunctionNode:
         self.inputs = tuple(nodes)
         output_refs = []
         for y in ret:
-            node = y._node = VariableNode(y)
+            node = y._vnode = VariableNode(y)
             node.creator_node = self
-            node.rank = rank + 1
+            node._rank = rank + 1
             output_refs.append(weakref.ref(node))
         self.outputs = tuple(output_refs)
 
@@ -148,6 +153,8 @@ class FunctionNode:
         retain = self._output_indexes_to_retain
         if retain is not None:
             self._retained_output_data = tuple([outputs[index] for index in retain])
+            for index in retain:
+                ret[index].node.data = outputs[index]
 
     def _forward_with_kernel(self, in_data: tuple[Any, ...]) -> Any:
         """Runs the kernel registered for the inputs' device type, if any, unless
@@ -165,7 +172,8 @@ class FunctionNode:
     def _check_same_device(self, in_data: tuple[Any, ...]) -> None:
         from catena import backend
 
-        devices = [backend.get_device_from_array(array) for array in in_data]
+        devices = [backend.get_device_from_array(array) for array in in_data
+                   if array is not None]
         if any(device != devices[0] for device in devices):
             where = ', '.join(f'input {i} on {device}' for i, device in enumerate(devices))
             raise ValueError(
@@ -184,8 +192,8 @@ class FunctionNode:
             if not numpy.isfinite(host).all():
                 what = 'NaN' if numpy.isnan(host).any() else 'Inf'
                 raise RuntimeError(
-                    f'{what} is detected in the {stage.lower()} result {index} of '
-                    f'{self.label} ({stage}). Debug mode (catena.config.debug) checks every '
+                    f'{what} is detected on {stage.lower()} computation of {self.label} '
+                    f'(result {index}). Debug mode (catena.config.debug) checks every '
                     'result; the inputs may be out of the function\'s domain.')
 
     # --------------------------------------------------- methods to implement
@@ -193,6 +201,11 @@ class FunctionNode:
     @property
     def label(self) -> str:
         """A short name of the function (the class name by default)."""
+        return self.__class__.__name__
+
+    @property
+    def _impl_name(self) -> str:
+        # The name hooks report (Chainer's attribute): the implementing class.
         return self.__class__.__name__
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -210,7 +223,8 @@ class FunctionNode:
         Returns:
             tuple: The output arrays.
         """
-        device_type = _registry.device_type_of(inputs[0]) if inputs else None
+        arrays = [x for x in inputs if x is not None]
+        device_type = _registry.device_type_of(arrays[0]) if arrays else None
         method = device_type.legacy_forward if device_type is not None else 'forward_cpu'
         return getattr(self, method)(inputs)  # type: ignore[no-any-return]
 
@@ -267,6 +281,7 @@ class FunctionNode:
             return tuple([gxs[i] for i in target_input_indexes])
         if len(gxs) != len(target_input_indexes):
             raise ValueError(
+                f'number of gradients returned from backward is incorrect: '
                 f'{self.label}.backward returned {len(gxs)} gradients; expected one per input '
                 f'({n_inputs}) or one per target index ({len(target_input_indexes)})')
         return gxs
@@ -288,16 +303,22 @@ class FunctionNode:
         if self._input_indexes_to_retain is None or self.inputs is None:
             return ()
         inputs = self.inputs
-        return tuple([inputs[index].get_variable() for index in self._input_indexes_to_retain])
+        # An input without an array (None) stays None.
+        ret: list[Any] = [None if inputs[index].data is None else inputs[index].get_variable()
+                          for index in self._input_indexes_to_retain]
+        return tuple(ret)
 
     def get_retained_outputs(self) -> tuple[Variable, ...]:
         """Returns the retained outputs as Variables connected to this node."""
         indexes = self._output_indexes_to_retain
         if indexes is None or self.outputs is None:
             return ()
-        ret = []
+        ret: list[Any] = []  # None stands for an output without an array
         retained = self._retained_output_data
         for position, index in enumerate(indexes):
+            if retained[position] is None:  # type: ignore[index]
+                ret.append(None)  # an output without an array
+                continue
             node = self.outputs[index]()
             if node is None:
                 variable = _new_output(retained[position], True)  # type: ignore[index]

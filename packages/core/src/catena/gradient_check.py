@@ -91,16 +91,23 @@ class _PassThrough(FunctionNode):
 
 
 def _through_node(ys: tuple[Variable, ...]) -> tuple[Variable, ...]:
-    """Returns ``ys`` with the leaves passed through an identity node.
+    """Returns ``ys`` with the leaves and repeated outputs passed through an identity node.
 
     A function may return its input unchanged (a reshape to the same shape, a
     gradient that is ``gy`` itself); backprop does not set the gradient of a
-    leaf it starts from, so such an output is given a creator first.
+    leaf it starts from, so such an output is given a creator first. An output
+    returned twice gets a node of its own the second time, so that each
+    occurrence contributes its own ``y_grad``.
     """
-    if all(y.creator_node is not None for y in ys):
-        return ys
-    return tuple(y if y.creator_node is not None else _PassThrough().apply((y,))[0]
-                 for y in ys)
+    seen: set[int] = set()
+    ret = []
+    for y in ys:
+        if y.creator_node is None or id(y) in seen:
+            ret.append(_PassThrough().apply((y,))[0])
+        else:
+            ret.append(y)
+        seen.add(id(y))
+    return tuple(ret)
 
 
 def _name(func: Any) -> str:
@@ -151,7 +158,8 @@ def _check_smooth(points: list[float], values: list[numpy.ndarray], dtype: numpy
     with numpy.errstate(invalid='ignore', over='ignore'):
         finite = numpy.isfinite(stacked)
         center_finite = finite[2]
-        not_finite = center_finite & ~finite.all(axis=0)
+        # Finite at some points and not at others: a pole or a domain edge.
+        not_finite = finite.any(axis=0) & ~finite.all(axis=0)
         shape = (len(steps),) + (1,) * (stacked.ndim - 1)
         slopes = numpy.diff(stacked, axis=0) / steps.reshape(shape)
         mids = (t[1:] + t[:-1]) / 2
@@ -169,6 +177,10 @@ def _check_smooth(points: list[float], values: list[numpy.ndarray], dtype: numpy
         rough = center_finite & finite.all(axis=0) & (residual > allowed)
     bad = not_finite | rough
     return bad if bad.any() else None
+
+
+class _InvalidEps(ValueError, AssertionError):
+    """A non-positive ``eps`` (an AssertionError too, as Chainer asserts it)."""
 
 
 def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Sequence[Any],
@@ -189,7 +201,7 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
         grad_outputs: One array (or None to ignore that output) per output of
             ``f``: the weights of the sum.
         eps: The finite-difference step.
-        detect_nondifferentiable: Also evaluate at ``±2 eps`` and raise
+        detect_nondifferentiable: Also evaluate at ``±eps/2`` and raise
             :class:`NondifferentiableError` when the four slopes between the
             five points do not lie on a line within ``diff_atol + diff_rtol *
             max |slope|`` (plus the rounding noise of the outputs' dtype), or
@@ -214,14 +226,16 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
         True
     """
     if not eps > 0:
-        raise ValueError(f'eps must be positive; got {eps}')
+        raise _InvalidEps(f'eps must be positive; got {eps}')
     inputs = tuple(_array_of(x, f'inputs[{i}]') for i, x in enumerate(inputs))
     for index, x in enumerate(inputs):
         if x.dtype.kind != 'f':
             raise TypeError(f'numerical_grad differentiates floating point inputs only; '
                             f'inputs[{index}] has dtype {x.dtype}')
     weights = [None if gy is None else _host(gy).astype(numpy.float64) for gy in grad_outputs]
-    offsets = (-2, -1, 1, 2) if detect_nondifferentiable else (-1, 1)
+    # Detection samples two more points, half-way to +-eps, so that it looks
+    # at the same interval [x - eps, x + eps] as the difference quotient.
+    offsets: tuple[float, ...] = (-1, -0.5, 0.5, 1) if detect_nondifferentiable else (-1, 1)
     center = None
     if detect_nondifferentiable:
         if center_outputs is not None:
@@ -236,8 +250,8 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
         for element in numpy.ndindex(*x.shape):
             original = x[element].copy()
             base = float(original)
-            positions: dict[int, float] = {}
-            values: dict[int, list[Any]] = {}
+            positions: dict[float, float] = {}
+            values: dict[float, list[Any]] = {}
             try:
                 for k in offsets:
                     x[element] = base + k * eps
@@ -272,15 +286,15 @@ def numerical_grad(f: Callable[[], Any], inputs: Sequence[Any], grad_outputs: Se
     return tuple(grads)
 
 
-def _detect(input_index: int, element: tuple[int, ...], positions: dict[int, float],
-            values: dict[int, list[Any]], center: list[Any], weights: list[Any],
+def _detect(input_index: int, element: tuple[int, ...], positions: dict[float, float],
+            values: dict[float, list[Any]], center: list[Any], weights: list[Any],
             diff_atol: float, diff_rtol: float) -> None:
-    points = [positions[-2], positions[-1], 0.0, positions[1], positions[2]]
+    points = [positions[-1], positions[-0.5], 0.0, positions[0.5], positions[1]]
     for out_index, gy in enumerate(weights):
         if gy is None or center[out_index] is None:
             continue
-        series = [values[-2][out_index], values[-1][out_index], center[out_index],
-                  values[1][out_index], values[2][out_index]]
+        series = [values[-1][out_index], values[-0.5][out_index], center[out_index],
+                  values[0.5][out_index], values[1][out_index]]
         if any(v is None for v in series):
             continue
         arrays = [v[0] for v in series]
@@ -344,8 +358,9 @@ class _BackwardCheck:
     # ------------------------------------------------------------------ analytic
 
     def _analytic(self) -> tuple[list[Any], tuple[Variable, ...]]:
-        x_vars = [Variable(x, requires_grad=not no_grad)
-                  for x, no_grad in zip(self.xs, self.no_grads)]
+        # Every input requires grad, so that a gradient computed for an input
+        # marked in no_grads is noticed (the function would be wrong about it).
+        x_vars = [Variable(x) for x in self.xs]
         for p in self.params:
             p.grad_var = None
         ys = _through_node(_outputs_of(self.func(*x_vars), self.func))
@@ -356,6 +371,11 @@ class _BackwardCheck:
 
             _backprop.backward([y for y, _ in roots],
                                [Variable(gy, requires_grad=False) for _, gy in roots])
+        for index, (x, no_grad) in enumerate(zip(x_vars, self.no_grads)):
+            if no_grad and x.grad is not None:
+                raise RuntimeError(
+                    f'backward computed a gradient of input {index} (x_data[{index}]), which '
+                    'no_grads marks as having none; set its no_grads entry to False')
         grads = [x.grad for x, no_grad in zip(x_vars, self.no_grads) if not no_grad]
         grads += [p.grad for p in self.params]
         return grads, ys
@@ -478,6 +498,20 @@ class _BackwardCheck:
         finally:
             for p, grad_var in zip(self.params, saved_grads):
                 p.grad_var = grad_var
+
+    @staticmethod
+    def _sample_unit_vector(size: int, xp: Any) -> Any:
+        """A random unit vector of ``size`` elements, none close to zero (Chainer API).
+
+        Each element's magnitude before normalization is in [0.1, 1], so every
+        element is at least ``0.1 / sqrt(size)`` in magnitude; signs are random.
+        """
+        magnitudes = numpy.random.uniform(0.1, 1, size)  # noqa: NPY002
+        signs = numpy.where(numpy.random.uniform(size=size) < 0.5, -1.0, 1.0)  # noqa: NPY002
+        vector = magnitudes * signs
+        if size:
+            vector /= numpy.sqrt(numpy.square(vector).sum())
+        return xp.asarray(vector)
 
     def _sample_directions(self, items: list[_Item]) -> None:
         for item in items:
@@ -647,3 +681,7 @@ def check_double_backward(func: Callable[..., Any], x_data: Any, y_grad: Any,
 
 __all__ = ['NondifferentiableError', 'assert_allclose', 'check_backward',
            'check_double_backward', 'numerical_grad']
+
+
+# Chainer's name of the class behind check_backward.
+_CheckBackward = _BackwardCheck

@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import copy as _copy
 import warnings
-from collections.abc import Iterator, MutableSequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, MutableSequence
+from typing import Any, NoReturn
 
 import numpy
 
@@ -28,7 +28,8 @@ from catena.link_hook import (
 from catena.parameter import Parameter
 
 _COPY_MODES = ('share', 'copy', 'init')
-_LinkT = TypeVar('_LinkT', bound='Link')
+def _init_not_called() -> NoReturn:
+    raise RuntimeError('Link.__init__() has not been called.')
 
 
 def _check_copy_mode(mode: str) -> None:
@@ -61,8 +62,8 @@ class Link(DeviceResident):
     def __init__(self, **params: Any) -> None:
         super().__init__()
         object.__setattr__(self, '_within_init_scope', False)
-        self._params: list[str] = []
-        self._persistent: list[str] = []
+        self._params: set[str] = set()
+        self._persistent: set[str] = set()
         self._local_link_hooks = None
         self.name: str | None = None
         for name, value in params.items():
@@ -81,6 +82,8 @@ class Link(DeviceResident):
     @contextlib.contextmanager
     def init_scope(self) -> Iterator[None]:
         """A scope in which assigned Parameters (and links, for chains) are registered."""
+        if '_params' not in self.__dict__:
+            _init_not_called()
         old = self.within_init_scope
         object.__setattr__(self, '_within_init_scope', True)
         try:
@@ -94,9 +97,9 @@ class Link(DeviceResident):
                 value.name = name
                 if name not in self._params:
                     self._forget(name)
-                    self._params.append(name)
+                    self._params.add(name)
         elif name in self.__dict__.get('_params', ()):
-            self._params.remove(name)  # a non-parameter replaces a parameter
+            self._params.discard(name)  # a non-parameter replaces a parameter
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
@@ -106,9 +109,9 @@ class Link(DeviceResident):
     def _forget(self, name: str) -> None:
         """Unregisters ``name`` as a parameter or persistent (chains: as a child too)."""
         if name in self._params:
-            self._params.remove(name)
+            self._params.discard(name)
         elif name in self._persistent:
-            self._persistent.remove(name)
+            self._persistent.discard(name)
 
     def add_param(self, name: str, shape: Any = None, dtype: Any = numpy.float32,
                   initializer: Any = None) -> None:
@@ -123,6 +126,8 @@ class Link(DeviceResident):
         Raises:
             AttributeError: If the link already has an attribute ``name``.
         """
+        if '_params' not in self.__dict__:
+            _init_not_called()
         if name in self.__dict__:
             raise AttributeError(
                 f'cannot register a new parameter {name!r}: {type(self).__name__} already '
@@ -149,7 +154,7 @@ class Link(DeviceResident):
             raise AttributeError(
                 f'cannot register a new persistent value {name!r}: {type(self).__name__} '
                 'already has an attribute of that name')
-        self._persistent.append(name)
+        self._persistent.add(name)
         object.__setattr__(self, name, value)
 
     def register_persistent(self, name: str) -> None:
@@ -166,27 +171,40 @@ class Link(DeviceResident):
         if name in self._params:
             raise AttributeError(f'cannot register the parameter {name!r} as persistent')
         if name not in self._persistent:
-            self._persistent.append(name)
+            self._persistent.add(name)
 
     # --------------------------------------------------------------- calling
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        local = self._local_link_hooks
+        try:
+            local = self._local_link_hooks
+        except AttributeError:
+            _init_not_called()
+        forward = getattr(self, 'forward', None)
+        if forward is None:
+            forward = self._inherited_call()
         if not local and not _link_hooks.n_registered:
-            return self.forward(*args, **kwargs)
+            return forward(*args, **kwargs)
         hooks = _link_hooks.active_hooks(local)
         pre = _ForwardPreprocessCallbackArgs(self, 'forward', args, kwargs)
         for hook in hooks:
             hook.forward_preprocess(pre)
-        out = self.forward(*args, **kwargs)
+        out = forward(*args, **kwargs)
         post = _ForwardPostprocessCallbackArgs(self, 'forward', args, kwargs, out)
         for hook in hooks:
             hook.forward_postprocess(post)
         return out
 
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """The computation of the link (implemented by subclasses)."""
-        raise NotImplementedError(f'{type(self).__name__} does not implement forward()')
+    # A subclass defines ``forward``, the computation of the link; calling
+    # the link runs it (with the link hooks).
+
+    def _inherited_call(self) -> Callable[..., Any]:
+        """The ``__call__`` of a class after Link in the MRO (a mixin), bound to self."""
+        try:
+            return super().__call__  # type: ignore[misc, no-any-return]
+        except AttributeError:
+            raise AttributeError(f'{type(self).__name__} has no forward method: define '
+                                 'forward() to make the link callable') from None
 
     @property
     def local_link_hooks(self) -> dict[str, LinkHook]:
@@ -233,7 +251,7 @@ class Link(DeviceResident):
             include_uninit: Also yield parameters that have no array yet.
         """
         d = self.__dict__
-        for name in self._params:
+        for name in sorted(self._params):
             param = d[name]
             if include_uninit or param.array is not None:
                 yield param
@@ -241,7 +259,7 @@ class Link(DeviceResident):
     def namedparams(self, include_uninit: bool = True) -> Iterator[tuple[str, Parameter]]:
         """Yields ``(path, parameter)`` pairs, with paths such as ``'/child/W'``."""
         d = self.__dict__
-        for name in self._params:
+        for name in sorted(self._params):
             param = d[name]
             if include_uninit or param.array is not None:
                 yield '/' + name, param
@@ -284,7 +302,7 @@ class Link(DeviceResident):
         self._check_same_type(link, 'addgrads')
         src = link.__dict__
         dst = self.__dict__
-        for name in self._params:
+        for name in sorted(self._params):
             dst[name].addgrad(src[name])
 
     def copyparams(self, link: Link, copy_persistent: bool = True) -> None:
@@ -300,11 +318,11 @@ class Link(DeviceResident):
         self._check_same_type(link, 'copyparams')
         src = link.__dict__
         dst = self.__dict__
-        for name in self._params:
+        for name in sorted(self._params):
             _copy_param(dst[name], src[name])
         if not copy_persistent:
             return
-        for name in self._persistent:
+        for name in sorted(self._persistent):
             value = src[name]
             target = dst[name]
             if _is_array(target) and _is_array(value):
@@ -315,7 +333,7 @@ class Link(DeviceResident):
     def _check_same_type(self, link: Any, what: str) -> None:
         if not isinstance(link, Link):
             raise TypeError(f'{what} needs a catena.Link; got {type(link).__name__}')
-        missing = [name for name in self._params if name not in link.__dict__]
+        missing = [name for name in sorted(self._params) if name not in link.__dict__]
         if missing:
             raise ValueError(f'{what}: the link {type(link).__name__} has no parameter(s) '
                              f'{missing} of {type(self).__name__}')
@@ -371,11 +389,12 @@ class Link(DeviceResident):
                 each parameter's initializer.
 
         Returns:
-            The copy; its ``name`` is None.
+            The copy; in ``'share'`` mode its ``name`` is None.
         """
         _check_copy_mode(mode)
         if mode == 'share':
             ret = self._shallow_copy()
+            object.__setattr__(ret, 'name', None)
         else:
             memo: dict[int, Any] = {id(link._device): link._device for link in self.links()}
             ret = _copy.deepcopy(self, memo)
@@ -387,22 +406,21 @@ class Link(DeviceResident):
                     device = param.device
                     param.initialize(param.shape)
                     param.to_device(device)
-        object.__setattr__(ret, 'name', None)
         return ret
 
     def _shallow_copy(self) -> Link:
         ret = _copy.copy(self)
         d = ret.__dict__
-        d['_params'] = list(self._params)
-        d['_persistent'] = list(self._persistent)
+        d['_params'] = set(self._params)
+        d['_persistent'] = set(self._persistent)
         d['_local_link_hooks'] = (None if self._local_link_hooks is None
                                   else dict(self._local_link_hooks))
-        for name in self._params:
+        for name in sorted(self._params):
             param = d[name]
-            shared = Parameter(param.initializer if param.array is None else param.array,
-                               name=param.name)
-            shared.initializer = param.initializer
-            shared._initial_device = param._initial_device
+            # A shallow copy shares the array, even one assigned later.
+            shared = _copy.copy(param)
+            shared.grad = None
+            shared.update_rule = None
             d[name] = shared
         return ret
 
@@ -430,50 +448,23 @@ class Link(DeviceResident):
         uninitialized parameter is initialized with the loaded array's shape.
         """
         d = self.__dict__
-        for name in self._params:
+        for name in sorted(self._params):
             param = d[name]
             data = serializer(name, param.array)
             if param.array is None and data is not None:
                 param.initialize(data.shape)
                 backend.copyto(param.array, data)
-        for name in self._persistent:
+        for name in sorted(self._persistent):
             d[name] = serializer(name, d[name])
 
     # --------------------------------------------------------------- devices
 
-    def to_device(self: _LinkT, device: Any) -> _LinkT:
-        """Moves the parameters, persistent arrays and children to ``device``, in place.
-
-        Args:
-            device: A device or anything :func:`catena.get_device` accepts.
-
-        Returns:
-            This link.
-        """
-        super().to_device(device)
-        return self
-
-    def to_cpu(self: _LinkT) -> _LinkT:
-        """Moves the link to the NumPy CPU device."""
-        super().to_cpu()
-        return self
-
-    def to_gpu(self: _LinkT, device: Any = None) -> _LinkT:
-        """Moves the link to a GPU (needs catena-cuda)."""
-        super().to_gpu(device)
-        return self
-
-    def to_intel64(self: _LinkT) -> _LinkT:
-        """Moves the link to the ``'@intel64'`` device (needs catena-intel64)."""
-        super().to_intel64()
-        return self
-
     def device_resident_accept(self, visitor: DeviceResidentsVisitor) -> None:
         super().device_resident_accept(visitor)
         d = self.__dict__
-        for name in self._params:
+        for name in sorted(self._params):
             visitor.visit_variable(d[name])
-        for name in self._persistent:
+        for name in sorted(self._persistent):
             value = d[name]
             if _is_array(value):
                 d[name] = visitor.visit_array(value)
@@ -504,7 +495,7 @@ class Chain(Link):
 
     def __init__(self, **links: Link) -> None:
         super().__init__()
-        self._children: list[str] = []
+        self._children: set[str] = set()
         for name, link in links.items():
             self.add_link(name, link)
 
@@ -521,9 +512,9 @@ class Chain(Link):
             value.name = name
             if name not in self._children:
                 self._forget(name)
-                self._children.append(name)
+                self._children.add(name)
         elif not isinstance(value, Link) and name in self.__dict__.get('_children', ()):
-            self._children.remove(name)  # a non-link replaces a child
+            self._children.discard(name)  # a non-link replaces a child
         super().__setattr__(name, value)
 
     def _forget(self, name: str) -> None:
@@ -551,12 +542,12 @@ class Chain(Link):
 
     def _named_children(self) -> Iterator[tuple[str, Link]]:
         d = self.__dict__
-        for name in self._children:
+        for name in sorted(self._children):
             yield name, d[name]
 
     def children(self) -> Iterator[Link]:
         d = self.__dict__
-        for name in self._children:
+        for name in sorted(self._children):
             yield d[name]
 
     def params(self, include_uninit: bool = True) -> Iterator[Parameter]:
@@ -590,8 +581,8 @@ class Chain(Link):
         ret = super().copy(mode)
         if mode == 'share':
             d = ret.__dict__
-            d['_children'] = list(self._children)
-            for name in self._children:
+            d['_children'] = set(self._children)
+            for name in sorted(self._children):
                 child = d[name].copy(mode)
                 object.__setattr__(child, 'name', name)
                 d[name] = child
@@ -599,7 +590,7 @@ class Chain(Link):
 
     def _other_children(self, link: Link, what: str) -> dict[str, Any]:
         other = link.__dict__
-        missing = [name for name in self._children if name not in other]
+        missing = [name for name in sorted(self._children) if name not in other]
         if missing:
             raise ValueError(f'{what}: the link {type(link).__name__} has no child link(s) '
                              f'{missing} of {type(self).__name__}')

@@ -108,7 +108,7 @@ def _resolve_timing(hook: Any, timing: str) -> str:
     if timing != 'auto':
         return timing
     declared = getattr(hook, 'timing', None)
-    if declared is None:
+    if not isinstance(declared, str):  # absent, or not a timing declaration
         warnings.warn(f'the hook {hook!r} has no timing attribute; it runs before the update '
                       "('pre')", FutureWarning, stacklevel=3)
         return 'pre'
@@ -207,7 +207,7 @@ class UpdateRule:
         if not self.enabled:
             return
         self.t += 1
-        if self._use_fp32_update and param.dtype == numpy.float16:
+        if self._use_fp32_update and _dtype_or_none(param) == numpy.float16:
             self._update_through_fp32(param)
         else:
             self._update(param)
@@ -229,6 +229,14 @@ class UpdateRule:
 
     def _update_through_fp32(self, param: Variable) -> None:
         master = self._fp32_param
+        if param.array is None:
+            # An uninitialized parameter: its master copy is an uninitialized
+            # float32 parameter, and the parameter itself stays as it is.
+            from catena.initializers.constant import NaN
+            from catena.parameter import Parameter
+
+            self._update(Parameter(NaN(numpy.float32), name=param.name))
+            return
         if master is None:
             master = self._fp32_param = Variable(param.array.astype(numpy.float32),
                                                  name=param.name)
@@ -252,7 +260,7 @@ class UpdateRule:
         if self.__class__ in _registry.kernel_node_classes and data is not None \
                 and self._update_with_kernel(param):
             return
-        if isinstance(data, numpy.ndarray):
+        if data is None or isinstance(data, numpy.ndarray):
             self.update_core_cpu(param)
             return
         with backend.using_device(param.device):
@@ -273,6 +281,14 @@ class UpdateRule:
     def update_core_gpu(self, param: Variable) -> None:
         """Updates a parameter held on a GPU (by default the generic implementation)."""
         self.update_core_cpu(param)
+
+    def update_core_chainerx(self, param: Variable) -> None:
+        """Updates a parameter held in a ChainerX array (Chainer API).
+
+        catena never holds ChainerX arrays, so :meth:`update_core` never calls
+        it; called directly, it runs the generic :meth:`update_core`.
+        """
+        self.update_core(param)
 
     def init_state(self, param: Variable) -> None:
         """Creates the state arrays in :attr:`state` for ``param`` (none by default)."""
@@ -348,10 +364,16 @@ class UpdateRule:
     def _state_keys(self) -> list[str]:
         """The names :meth:`init_state` creates, found on a one-element probe."""
         probe = copy.copy(self)
-        probe._state = {}
+        # The probe and this rule share the dict while init_state runs, so an
+        # init_state that reaches the rule through a closure fills it too.
+        state: dict[str, Any] = {}
+        probe._state = self._state = state
         array = numpy.zeros(1, dtype=numpy.float32)
-        probe.init_state(Variable(array, grad=array.copy()))
-        return list(probe._state)
+        try:
+            probe.init_state(Variable(array, grad=array.copy()))
+        finally:
+            self._state = None
+        return list(state)
 
 
 class Optimizer:
@@ -681,3 +703,11 @@ def __getattr__(name: str) -> Any:
         warnings.warn(make_deprecation_message(name), DeprecationWarning, stacklevel=2)
         return getattr(catena.optimizer_hooks, name)
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
+def _dtype_or_none(param: Variable) -> Any:
+    """The dtype of ``param``, or None for an uninitialized one that has no dtype yet."""
+    try:
+        return param.dtype
+    except (RuntimeError, AttributeError):
+        return None

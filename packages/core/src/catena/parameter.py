@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy
@@ -26,7 +27,8 @@ class Parameter(Variable):
         name: The name of the parameter.
     """
 
-    __slots__ = ('initializer', '_grad_initializer', 'update_rule', '_initial_device')
+    __slots__ = ('initializer', '_grad_initializer', 'update_rule', '_initial_device',
+                 '_peers')
 
     _grad_initializer: Any
 
@@ -34,6 +36,9 @@ class Parameter(Variable):
                  name: str | None = None) -> None:
         self.update_rule: Any = None
         self._initial_device: Any = None
+        # Weak references to the parameters sharing this one's array (shallow
+        # copies); one list object shared by the whole group, or None.
+        self._peers: list[weakref.ref[Parameter]] | None = None
         if initializer is None:
             initializer = NaN()
         elif numpy.isscalar(initializer):
@@ -56,11 +61,43 @@ class Parameter(Variable):
         else:
             device = None
         self.initializer = initializer
-        self._grad_initializer = NaN(getattr(initializer, 'dtype', None))
         data = _initializers.generate_array(initializer, shape, numpy, device=device)
         super().__init__(data, name=name)
         self.grad = _initializers.generate_array(
-            self._grad_initializer, shape, numpy, dtype=data.dtype, device=device)
+            NaN(), shape, numpy, dtype=data.dtype, device=device)
+        # As in Chainer, a later initialize() gives no gradient.
+        self._grad_initializer = None
+
+    @property
+    def array(self) -> Any:
+        """The underlying array (shared with the parameter's shallow copies)."""
+        return self._data
+
+    @array.setter
+    def array(self, array: Any) -> None:
+        Variable.array.fset(self, array)  # type: ignore[attr-defined]
+        for ref in self._peers or ():
+            peer = ref()
+            if peer is not None and peer is not self:
+                Variable.array.fset(peer, array)  # type: ignore[attr-defined]
+
+    data = array
+
+    def __copy__(self) -> Parameter:
+        """A shallow copy: a new Parameter that shares the array, even one set later."""
+        new = Parameter(self.initializer, name=self._name)
+        Variable.array.fset(new, self._data)  # type: ignore[attr-defined]
+        new._grad_var = self._grad_var
+        new._grad_initializer = self._grad_initializer
+        new._requires_grad = self._requires_grad
+        new.update_rule = self.update_rule
+        new._initial_device = self._initial_device
+        peers = self._peers
+        if peers is None:
+            peers = self._peers = [weakref.ref(self)]
+        peers.append(weakref.ref(new))
+        new._peers = peers
+        return new
 
     @property
     def is_initialized(self) -> bool:
@@ -71,7 +108,11 @@ class Parameter(Variable):
     def dtype(self) -> numpy.dtype:
         if self._data is not None:
             return self._data.dtype
-        return _dtype.get_dtype(getattr(self.initializer, 'dtype', None))
+        if not hasattr(self.initializer, 'dtype'):
+            raise RuntimeError(
+                'the dtype of an uninitialized parameter is not determined yet: its '
+                'initializer has no dtype attribute')
+        return _dtype.get_dtype(self.initializer.dtype)
 
     def initialize(self, shape: Any) -> None:
         """Creates the array of ``shape`` with the initializer.
@@ -97,6 +138,18 @@ class Parameter(Variable):
         super().zerograd()
         if self._data is None:
             self._grad_initializer = Constant(0, getattr(self.initializer, 'dtype', None))
+
+    def addgrad(self, var: Variable) -> None:
+        """Adds the gradient of ``var``; an uninitialized parameter is first
+        initialized to ``var``'s shape on ``var``'s device.
+
+        Args:
+            var: The variable whose gradient is added.
+        """
+        if self._data is None and var._data is not None:
+            self._initial_device = var.device
+            self.initialize(var.shape)
+        super().addgrad(var)
 
     def update(self) -> None:
         """Updates the array with the update rule, when one is set and enabled."""
@@ -125,8 +178,11 @@ class Parameter(Variable):
 
 def _recover_parameter(data: Any, name: str | None, grad: Any, initializer: Any,
                        update_rule: Any) -> Parameter:
-    parameter = Parameter(initializer=initializer if data is None else data, name=name)
-    if data is not None and grad is not None:
+    # Rebuilt as an uninitialized parameter that is then given its arrays, so
+    # that a copy gets a NaN gradient whenever it is initialized again.
+    parameter = Parameter(initializer, name=name)
+    if data is not None:
+        parameter.array = data
         parameter.grad = grad
     parameter.update_rule = update_rule
     return parameter

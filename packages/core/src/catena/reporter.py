@@ -218,7 +218,10 @@ class Summary:
                 array).
         """
         value = _unwrap(value)
-        weight = _unwrap(weight)
+        # A Variable weight stays one (as in Chainer): the sums, and the
+        # mean, become Variables.
+        if not isinstance(weight, Variable):
+            weight = _unwrap(weight)
         if _is_host_value(value):
             self._accumulate(value, weight)
         else:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import copy as _copy
+import inspect
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -11,8 +13,42 @@ from catena import link as _link
 
 def _check_layer(layer: Any) -> None:
     if not callable(layer):
-        raise TypeError(f'a Sequential layer must be a link or a callable; got '
-                        f'{type(layer).__name__}')
+        raise ValueError(f'a Sequential layer must be a link or a callable; got '
+                         f'{type(layer).__name__}')
+
+
+def _is_lambda(layer: Any) -> bool:
+    return getattr(layer, '__name__', None) == '<lambda>'
+
+
+def _lambda_source(layer: Any) -> str:
+    """The source text of a lambda (``lambda x: ...``), or ``<lambda>`` if unavailable."""
+    try:
+        text = inspect.getsource(layer)
+    except (OSError, TypeError):
+        return '<lambda>'
+    start = text.find('lambda')
+    if start < 0:
+        return '<lambda>'
+    text = text[start:].rstrip()
+    # The longest prefix that parses as a lambda expression by itself.
+    for end in range(len(text), 0, -1):
+        try:
+            tree = ast.parse(text[:end], mode='eval')
+        except SyntaxError:
+            continue
+        if isinstance(tree.body, ast.Lambda):
+            return text[:end].strip()
+    return '<lambda>'
+
+
+def _describe(layer: Any) -> str:
+    if isinstance(layer, _link.Link):
+        return repr(layer)
+    if _is_lambda(layer):
+        return _lambda_source(layer)
+    name = getattr(layer, '__name__', None)
+    return str(name) if name is not None else str(layer)
 
 
 def _layer_type_name(layer: Any) -> str:
@@ -88,7 +124,15 @@ class Sequential(_link.ChainList):
         return reversed(self._layers)
 
     def insert(self, index: int, layer: Any) -> None:
-        """Inserts ``layer`` before position ``index``."""
+        """Inserts ``layer`` before position ``index``.
+
+        Raises:
+            IndexError: If ``index`` is out of ``[-len(self), len(self)]``.
+        """
+        size = len(self._layers)
+        if not -size <= index <= size:
+            raise IndexError(f'cannot insert at position {index} of a Sequential of '
+                             f'{size} layers')
         _check_layer(layer)
         self._layers.insert(index, layer)
         self._sync_children()
@@ -142,13 +186,20 @@ class Sequential(_link.ChainList):
         """Returns how many times ``layer`` occurs."""
         return sum(1 for item in self._layers if item is layer or item == layer)
 
+    def remove_by_layer_type(self, type_name: str) -> None:
+        """Removes every layer whose type (links) or ``__name__`` (callables) is ``type_name``."""
+        self._layers = [layer for layer in self._layers
+                        if _layer_type_name(layer) != type_name]
+        self._sync_children()
+
     def count_by_layer_type(self, type_name: str) -> int:
         """Returns how many layers have the type (links) or ``__name__`` (callables) given."""
         return sum(1 for layer in self._layers if _layer_type_name(layer) == type_name)
 
     def __add__(self, other: Any) -> Sequential:
         if not isinstance(other, Sequential):
-            return NotImplemented
+            raise ValueError(f'only a Sequential can be added to a Sequential; got '
+                             f'{type(other).__name__}')
         ret = Sequential()
         ret.extend(self._layers)
         ret.extend(other._layers)
@@ -165,7 +216,8 @@ class Sequential(_link.ChainList):
         elif isinstance(other, _link.Link) or callable(other):
             self.append(other)
         else:
-            return NotImplemented
+            raise ValueError(f'only a Sequential, a link or a callable can be added to a '
+                             f'Sequential; got {type(other).__name__}')
         return self
 
     # --------------------------------------------------------------- copies
@@ -195,26 +247,32 @@ class Sequential(_link.ChainList):
                 ret.append(_copy.copy(layer))
         return ret
 
-    def repeat(self, n_repeat: int, mode: str = 'init') -> Sequential:
-        """Returns a Sequential of ``n_repeat`` copies of these layers, one after another.
-
-        Args:
-            n_repeat: The number of repetitions (0 or less gives an empty Sequential).
-            mode: The copy mode of each repetition (default ``'init'``).
-        """
-        _link._check_copy_mode(mode)
-        ret = Sequential()
-        for _ in range(n_repeat):
-            ret.extend(self.copy(mode))
-        return ret
-
     def __repr__(self) -> str:
         if not self._layers:
             return 'Sequential()'
         lines = ['Sequential(']
         for i, layer in enumerate(self._layers):
-            body = repr(layer) if isinstance(layer, _link.Link) else _layer_type_name(layer)
-            lines.append(f'  ({i}): {body},'.replace('\n', '\n  '))
+            lines.append(f'  ({i}): {_describe(layer)},'.replace('\n', '\n  '))
         lines.append(')')
         return '\n'.join(lines)
 
+    def __getstate__(self) -> dict[str, Any]:
+        for layer in self._layers:
+            if _is_lambda(layer):
+                raise ValueError('cannot pickle a Sequential with a lambda layer; use a '
+                                 'function defined with def (or functools.partial) instead')
+        return self.__dict__
+
+    # Copies do not go through pickling (which refuses lambda layers).
+
+    def __copy__(self) -> Sequential:
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Sequential:
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = _copy.deepcopy(value, memo)
+        return new

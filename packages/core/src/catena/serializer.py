@@ -10,6 +10,7 @@ array in place when one is given).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -52,10 +53,24 @@ class Serializer(AbstractSerializer):
     def save(self, obj: Any) -> None:
         """Saves ``obj`` by calling ``obj.serialize(self)``.
 
+        A dictionary is saved item by item instead: each value under its key,
+        a nested dictionary one level down (``serializer[key]``). This is
+        how files in an older layout are written, for example.
+
         Args:
             obj: An object that defines ``serialize(serializer)``, such as a
-                link, an optimizer or a trainer.
+                link, an optimizer or a trainer; or a dictionary of values.
         """
+        if isinstance(obj, Mapping):
+            for key, value in obj.items():
+                if not isinstance(key, str):
+                    raise TypeError(f'the keys of a saved dictionary must be str; '
+                                    f'got {key!r}')
+                if isinstance(value, Mapping):
+                    self[key].save(value)  # type: ignore[attr-defined]
+                else:
+                    self(key, value)
+            return
         obj.serialize(self)
 
 

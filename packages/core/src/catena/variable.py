@@ -30,31 +30,40 @@ def _check_array(array: Any, what: str) -> None:
 
 
 def _check_grad(variable: Variable, grad: Any) -> None:
-    """Raises if ``grad`` cannot be the gradient of ``variable``."""
-    array = variable._data
-    if grad is None or array is None:
+    """Raises if ``grad`` cannot be the gradient of ``variable``.
+
+    A gradient of another array type or dtype is a TypeError, one of another
+    shape a ValueError (as in Chainer).
+    """
+    if grad is None:
         return
-    if grad.shape != array.shape:
-        raise ValueError(
-            f'Shape of data and grad mismatch in variable {variable.name or ""!s}\n'
-            f'grad: {grad.shape} != data: {array.shape}')
-    if grad.dtype != array.dtype:
-        raise ValueError(
-            f'Type of data and grad mismatch in variable {variable.name or ""!s}\n'
-            f'grad: {grad.dtype} != data: {array.dtype}')
+    if not isinstance(grad, numpy.ndarray) and (
+            isinstance(grad, numpy.generic) or _registry.device_type_of(grad) is None):
+        raise TypeError(
+            f'the gradient of variable {variable.name or ""!s} must be an array; '
+            f'got {type(grad).__module__}.{type(grad).__qualname__}')
+    array = variable._data
+    if array is None:
+        return
+    name = variable.name or ''
     if type(grad) is not type(array) and \
             _registry.device_type_of(grad) is not _registry.device_type_of(array):
-        from catena import backend
-
+        raise TypeError(
+            f'Type of data and grad mismatch in variable {name}\n'
+            f'grad: {type(grad).__qualname__} != data: {type(array).__qualname__}')
+    if grad.dtype != array.dtype:
+        raise TypeError(
+            f'Dtype of data and grad mismatch in variable {name}\n'
+            f'grad: {grad.dtype} != data: {array.dtype}')
+    if grad.shape != array.shape:
         raise ValueError(
-            f'Device of data and grad mismatch in variable {variable.name or ""!s}\n'
-            f'grad: {backend.get_device_from_array(grad)} != '
-            f'data: {backend.get_device_from_array(array)}')
+            f'Shape of data and grad mismatch in variable {name}\n'
+            f'grad: {grad.shape} != data: {array.shape}')
 
 
 def _refuse_comparison(operator: str) -> Any:
     def compare(self: Variable, other: object) -> bool:
-        raise NotImplementedError(
+        raise TypeError(
             f'Variables cannot be compared with {operator}; compare their arrays '
             f'(x.array {operator} y.array)')
 
@@ -76,23 +85,49 @@ class Variable:
         requires_grad: Whether :meth:`backward` computes a gradient for it.
     """
 
-    __slots__ = ('_data', '_node', '_grad_var', '_requires_grad', '_name', '_loss_scale',
+    __slots__ = ('_data', '_vnode', '_grad_var', '_requires_grad', '_name', '_loss_scale',
                  '__weakref__')
 
     # NumPy defers binary operators with a Variable to the Variable's methods.
     __array_ufunc__ = None
+    # Chainer's flag for ChainerX arrays, which catena never holds.
+    _has_chainerx_array = False
 
     def __init__(self, data: Any = None, *, name: str | None = None, grad: Any = None,
                  requires_grad: bool = True) -> None:
         _check_array(data, 'Variable data')
         self._data = data
-        self._node: VariableNode | None = None
+        self._vnode: VariableNode | None = None
         self._grad_var: Variable | None = None
         self._requires_grad = requires_grad
         self._name = name
         self._loss_scale: float | None = None
         if grad is not None:
             self.grad = grad
+
+    @classmethod
+    def _init_unchecked(cls, data: Any = None, name: str | None = None, grad: Any = None,
+                        requires_grad: bool = True, is_chainerx_array: bool | None = None,
+                        node: VariableNode | None = None, device: Any = None) -> Variable:
+        """Builds a variable without checking ``data`` (Chainer's internal constructor).
+
+        ``is_chainerx_array`` and ``device`` are accepted for compatibility;
+        catena holds no ChainerX arrays, so a true ``is_chainerx_array`` is an
+        error.
+        """
+        if is_chainerx_array:
+            raise RuntimeError('ChainerX arrays are not supported by catena')
+        variable = cls.__new__(cls)
+        variable._data = data
+        variable._vnode = None
+        variable._grad_var = None if grad is None else Variable(grad)
+        variable._requires_grad = requires_grad
+        variable._name = name
+        variable._loss_scale = None
+        if node is not None:
+            variable._vnode = node
+            node._variable = weakref.ref(variable)
+        return variable
 
     @classmethod
     def _from_node(cls, node: VariableNode) -> Variable:
@@ -103,7 +138,7 @@ class Variable:
         variable._requires_grad = node.requires_grad
         variable._name = node.name
         variable._loss_scale = None
-        variable._node = node
+        variable._vnode = node
         node._variable = weakref.ref(variable)
         return variable
 
@@ -118,7 +153,7 @@ class Variable:
     def array(self, array: Any) -> None:
         _check_array(array, 'Variable.array')
         self._data = array
-        node = self._node
+        node = self._vnode
         if node is not None:
             node._set_data_type(array)
             if node.data is not None:
@@ -139,6 +174,11 @@ class Variable:
             return
         _check_grad(self, grad)
         self._grad_var = Variable(grad)
+
+    @property
+    def _grad(self) -> Any:
+        # Chainer's internal name of the gradient array.
+        return self.grad
 
     @property
     def grad_var(self) -> Variable | None:
@@ -196,10 +236,15 @@ class Variable:
     @property
     def node(self) -> VariableNode:
         """The :class:`VariableNode` of this variable in the graph."""
-        node = self._node
+        node = self._vnode
         if node is None:
-            node = self._node = VariableNode(self, self._name)
+            node = self._vnode = VariableNode(self, self._name)
         return node
+
+    @property
+    def _node(self) -> VariableNode:
+        # Chainer's attribute name; catena creates the node on first use.
+        return self.node
 
     @property
     def name(self) -> str | None:
@@ -208,8 +253,8 @@ class Variable:
     @name.setter
     def name(self, name: str | None) -> None:
         self._name = name
-        if self._node is not None:
-            self._node.name = name
+        if self._vnode is not None:
+            self._vnode.name = name
 
     @property
     def label(self) -> str:
@@ -223,13 +268,13 @@ class Variable:
 
     @property
     def rank(self) -> int:
-        node = self._node
+        node = self._vnode
         return 0 if node is None else node.rank
 
     @property
     def creator(self) -> Any:
         """The function that created this variable (a legacy Function if one did)."""
-        node = self._node
+        node = self._vnode
         return None if node is None else node.creator
 
     @creator.setter
@@ -239,7 +284,7 @@ class Variable:
     @property
     def creator_node(self) -> FunctionNode | None:
         """The :class:`~catena.FunctionNode` that created this variable."""
-        node = self._node
+        node = self._vnode
         return None if node is None else node.creator_node
 
     @creator_node.setter
@@ -260,8 +305,8 @@ class Variable:
 
     def unchain(self) -> None:
         """Removes the reference to the creator: this variable becomes a leaf."""
-        if self._node is not None:
-            self._node.creator_node = None
+        if self._vnode is not None:
+            self._vnode.creator_node = None
 
     def unchain_backward(self) -> None:
         """Cuts every reference from this variable backwards through the graph."""
@@ -281,11 +326,12 @@ class Variable:
                       DeprecationWarning, stacklevel=2)
         if self._data is None:
             return
-        grad = self.grad
-        if grad is None:
+        grad_var = self._grad_var
+        if grad_var is None:
             self.grad = self.xp.zeros_like(self._data)
         else:
-            grad.fill(0)
+            grad_var.unchain()
+            grad_var._data.fill(0)
 
     def addgrad(self, var: Variable) -> None:
         """Adds the gradient of ``var`` (possibly on another device) to this one.
@@ -324,9 +370,8 @@ class Variable:
         """
         from catena import _backprop
 
-        _backprop.backward((self,), None, retain_grad=retain_grad,
-                           enable_double_backprop=enable_double_backprop,
-                           loss_scale=loss_scale)
+        _backprop.backward_from_variable(self, retain_grad, enable_double_backprop,
+                                         loss_scale)
 
     # --------------------------------------------------------------- devices
 
@@ -351,7 +396,7 @@ class Variable:
 
     def _set_array_moved(self, array: Any) -> None:
         self._data = array
-        node = self._node
+        node = self._vnode
         if node is not None and node.data is not None:
             node.data = array
 
@@ -389,36 +434,39 @@ class Variable:
     # ---------------------------------------------------------- descriptions
 
     def summary(self) -> str:
-        """Returns a one-line summary: name, shape and dtype."""
-        name = '' if self._name is None else self._name
-        if self._data is None:
-            return f'{name}: None'
-        return f'{name}({", ".join(map(str, self.shape))}), dtype={self.dtype}'
+        """Returns a short identification: ``<variable NAME>`` or ``<variable at 0x...>``."""
+        if self._name:
+            return f'<variable {self._name}>'
+        return f'<variable at 0x{id(self):x}>'
 
     def debug_print(self) -> str:
         """Returns a multi-line description with statistics of the array and grad."""
-        lines = [f'{self.summary()}', f'- device: {self.device}',
-                 f'- backend: {type(self._data).__module__}.{type(self._data).__qualname__}'
-                 if self._data is not None else '- backend: None',
-                 f'- shape: {None if self._data is None else self.shape}',
-                 f'- dtype: {None if self._data is None else self.dtype}']
-        lines += _statistics('data', self._data)
-        lines += _statistics('grad', self.grad)
-        return '\n'.join(lines)
+        array = self._data
+        if array is None:
+            device = backend_name = shape = dtype = statistics = None
+        else:
+            device = _device_description(array)
+            kind = type(array)
+            backend_name = f'{kind.__module__}.{kind.__qualname__}'
+            shape, dtype = array.shape, array.dtype
+            statistics = _statistics(array)
+        grad = self.grad
+        if grad is None:
+            grad_text = 'None'
+        elif not _to_numpy(grad).any():
+            grad_text = '0'
+        else:
+            grad_text = _statistics(grad)
+        return '\n'.join([
+            self.summary(), f'- device: {device}', f'- backend: {backend_name}',
+            f'- shape: {shape}', f'- dtype: {dtype}', f'- statistics: {statistics}',
+            f'- grad: {grad_text}'])
 
     def __repr__(self) -> str:
-        if self._data is None:
-            return 'variable(None)'
-        body = numpy.array2string(numpy.asarray(self.device.to_numpy(self._data)),
-                                  separator=', ', prefix='variable(')
-        name = '' if self._name is None else f'{self._name} '
-        return f'variable({name}{body})'
+        return _to_string(self, 'variable', ', ')
 
     def __str__(self) -> str:
-        if self._data is None:
-            return 'variable(None)'
-        text = str(numpy.asarray(self.device.to_numpy(self._data)))
-        return f'variable({text})' if self._name is None else f'variable {self._name}({text})'
+        return _to_string(self, 'variable', ' ')
 
     # ------------------------------------------------------------- operators
 
@@ -457,10 +505,15 @@ class Variable:
     __ge__ = _refuse_comparison('>=')
 
     def __bool__(self) -> bool:
-        raise NotImplementedError(
+        raise TypeError(
             'the truth value of a Variable is ambiguous; use its array (bool(x.array))')
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        raise TypeError(f'unhashable type: {type(self).__name__!r}')
+
+    def __pos__(self) -> Variable:
+        """``+x``: the variable itself, as in Chainer (no node is added to the graph)."""
+        return self
 
     if TYPE_CHECKING:
         # Defined by catena.functions.math.basic_math when catena is imported.
@@ -474,20 +527,39 @@ class Variable:
         def __rmul__(self, other: Any) -> Variable: ...
         def __truediv__(self, other: Any) -> Variable: ...
         def __rtruediv__(self, other: Any) -> Variable: ...
+        def __floordiv__(self, other: Any) -> Variable: ...
+        def __rfloordiv__(self, other: Any) -> Variable: ...
         def __pow__(self, other: Any) -> Variable: ...
         def __rpow__(self, other: Any) -> Variable: ...
         def __matmul__(self, other: Any) -> Variable: ...
         def __rmatmul__(self, other: Any) -> Variable: ...
 
 
-def _statistics(what: str, array: Any) -> list[str]:
-    if array is None:
-        return [f'- {what}: None']
+def _statistics(array: Any) -> str:
     host = numpy.asarray(_to_numpy(array))
     if host.size == 0 or host.dtype.kind not in 'fiub':
-        return [f'- {what}: size {host.size}']
-    return [f'- {what} statistics: mean={host.mean():.8f}, std={host.std():.8f}',
-            f'- {what} min/max: {host.min()}, {host.max()}']
+        return f'size {host.size}'
+    return f'mean={float(host.mean()):.8f}, std={float(host.std()):.8f}'
+
+
+def _device_description(array: Any) -> str:
+    from catena import backend
+
+    device = backend.get_device_from_array(array)
+    return 'CPU' if device.xp is numpy else str(device)
+
+
+def _to_string(variable: Variable, kind: str, separator: str) -> str:
+    """``kind(...)`` or ``kind NAME(...)`` around the array as NumPy prints it."""
+    prefix = kind if not variable.name else f'{kind} {variable.name}'
+    array = variable.array
+    if array is None:
+        return f'{prefix}(None)'
+    host = numpy.asarray(_to_numpy(array))
+    if host.size == 0 and host.shape != (0,) and separator == ', ':
+        return f'{prefix}([], shape={host.shape!r})'
+    body = numpy.array2string(host, separator=separator, prefix=prefix + '(')
+    return f'{prefix}({body})'
 
 
 def _to_numpy(array: Any) -> Any:

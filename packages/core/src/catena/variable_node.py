@@ -22,19 +22,34 @@ class VariableNode:
         name: The variable's name.
     """
 
-    __slots__ = ('_variable', 'creator_node', 'data', 'name', 'rank', 'requires_grad',
-                 'shape', 'dtype', '__weakref__')
+    __slots__ = ('_variable', 'creator_node', 'data', 'name', '_rank', '_requires_grad',
+                 'shape', 'dtype', '_old_style_grad_generator', '__weakref__')
 
-    def __init__(self, variable: Variable, name: str | None = None) -> None:
+    def __init__(self, variable: Variable, name: str | None = None, **kwargs: Any) -> None:
+        if kwargs:
+            _reject_removed_arguments(kwargs)
         self._variable = weakref.ref(variable)
         self.creator_node: FunctionNode | None = None
         self.data: Any = None
         self.name = name
-        self.rank = 0
-        self.requires_grad = variable._requires_grad
+        self._rank = 0
+        self._requires_grad = variable._requires_grad
+        # The label of the old-style Function whose backward computed this
+        # gradient (it cannot be differentiated again), or None.
+        self._old_style_grad_generator: str | None = None
         array = variable._data
         self.shape = None if array is None else array.shape
         self.dtype = None if array is None else array.dtype
+
+    @property
+    def rank(self) -> int:
+        """The topological order of the node: one more than its creator's rank."""
+        return self._rank
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether backprop computes a gradient for this node's variable."""
+        return self._requires_grad
 
     @property
     def creator(self) -> Any:
@@ -87,10 +102,11 @@ class VariableNode:
         node = getattr(creator, 'node', creator)
         self.set_creator_node(node)
 
-    def set_creator_node(self, creator_node: FunctionNode) -> None:
+    def set_creator_node(self, creator_node: FunctionNode | None) -> None:
         """Sets the creating FunctionNode and updates the rank."""
         self.creator_node = creator_node
-        self.rank = creator_node.rank + 1
+        if creator_node is not None:
+            self._rank = creator_node.rank + 1
 
     def unchain(self) -> None:
         """Removes the reference to the creator."""
@@ -104,9 +120,24 @@ class VariableNode:
             raise RuntimeError('cannot retain the data of a variable that was collected')
         self.data = variable._data
 
+    def _check_old_style_gradient(self) -> None:
+        """Raises if an old-style Function's backward computed this variable."""
+        if self._old_style_grad_generator is not None:
+            raise RuntimeError(
+                f'cannot twice-differentiate an old style Function '
+                f'"{self._old_style_grad_generator}": its backward works on arrays; '
+                'rewrite it as a FunctionNode to differentiate its gradients')
+
     def _set_data_type(self, array: Any) -> None:
         self.shape = None if array is None else array.shape
         self.dtype = None if array is None else array.dtype
 
     def __repr__(self) -> str:
         return f'<VariableNode {self.name or ""} {self.label}>'
+
+
+def _reject_removed_arguments(kwargs: dict[str, Any]) -> None:
+    if 'grad' in kwargs:
+        raise ValueError('VariableNode no longer takes grad: the gradient belongs to the '
+                         'Variable; set Variable.grad or Variable.grad_var instead')
+    raise TypeError(f'VariableNode got unexpected keyword arguments: {", ".join(kwargs)}')

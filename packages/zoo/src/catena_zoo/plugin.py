@@ -22,6 +22,16 @@ def catena_register_links() -> dict[str, Any]:
 
 
 @hookimpl
+def catena_register_link_modules() -> dict[str, Any]:
+    from catena_zoo import caffe, models
+    from catena_zoo.caffe import caffe_function
+
+    return {'caffe': caffe, 'caffe.caffe_function': caffe_function, 'model.vision': models,
+            'model.vision.googlenet': models.googlenet, 'model.vision.resnet': models.resnet,
+            'model.vision.vgg': models.vgg}
+
+
+@hookimpl
 def catena_register_exporters() -> dict[str, Any]:
     from catena_zoo.exporters import caffe
 

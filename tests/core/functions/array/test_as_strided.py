@@ -10,6 +10,7 @@ import pytest
 import catena
 import catena.functions as F
 from catena import testing
+from catena.functions.array.as_strided import _stride_array
 from catena.utils import type_check
 
 
@@ -87,3 +88,26 @@ def test_reading_past_the_end_is_invalid_type():
 def test_bad_arguments(args, error, match):
     with pytest.raises(error, match=match):
         F.as_strided(np.zeros(4, np.float32), *args)
+
+
+class TestStrideArray:
+    """The array-level kernel, reachable as Chainer's ``as_strided._stride_array``."""
+
+    def test_element_strides_and_offset(self):
+        x = np.arange(8, dtype=np.int32)
+        y = _stride_array(x, (3, 3), (-1, 2), 3)
+        expected = np.array([[3 - i + 2 * j for j in range(3)] for i in range(3)])
+        np.testing.assert_array_equal(y, expected)
+
+    def test_reads_c_order_of_a_non_contiguous_input(self):
+        x = np.arange(12, dtype=np.float64).reshape(3, 4).T
+        y = _stride_array(x, (4,), (1,), 0)
+        np.testing.assert_array_equal(y, x.ravel()[:4])
+
+    @pytest.mark.parametrize('shape, strides, offset', [
+        ((3, 3), (-1, 2), 1),   # before the first element
+        ((3,), (4,), 0),        # past the last one
+    ])
+    def test_out_of_bounds_is_a_value_error(self, shape, strides, offset):
+        with pytest.raises(ValueError, match='as_strided with shape'):
+            _stride_array(np.arange(8.0), shape, strides, offset)

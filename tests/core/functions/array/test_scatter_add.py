@@ -81,9 +81,10 @@ def test_gradients():
     a = catena.Variable(np.zeros((2, 3)))
     b = catena.Variable(np.zeros(2))
     y = F.scatter_add(a, ([0, 0], [1, 1]), b)
-    y.grad = np.arange(6.0).reshape(2, 3)
-    y.backward()
-    np.testing.assert_array_equal(a.grad, y.grad)
+    gy = np.arange(6.0).reshape(2, 3)
+    y.grad = gy
+    y.backward()  # consumes y.grad, as in Chainer
+    np.testing.assert_array_equal(a.grad, gy)
     np.testing.assert_array_equal(b.grad, [1.0, 1.0])
 
 

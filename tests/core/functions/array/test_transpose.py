@@ -55,9 +55,10 @@ def test_gradient_is_transposed_back():
     x = catena.Variable(np.zeros((2, 3, 4)))
     y = F.transpose(x, (2, 0, 1))
     assert y.shape == (4, 2, 3)
-    y.grad = np.arange(24.0).reshape(4, 2, 3)
-    y.backward()
-    np.testing.assert_array_equal(x.grad, y.grad.transpose(1, 2, 0))
+    gy = np.arange(24.0).reshape(4, 2, 3)
+    y.grad = gy
+    y.backward()  # consumes y.grad, as in Chainer
+    np.testing.assert_array_equal(x.grad, gy.transpose(1, 2, 0))
 
 
 def test_result_is_a_view():

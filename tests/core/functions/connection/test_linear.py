@@ -84,7 +84,9 @@ def test_linear_gradient_nodes_are_chainer_names():
 
 @pytest.mark.parametrize('args, text', [
     ((np.zeros((2, 3), np.float32), np.zeros((4, 2), np.float32)), 'x.shape[1] == W.shape[1]'),
-    ((np.zeros((2, 3), np.float32), np.zeros((4, 3), np.float64)), 'W.dtype == x.dtype'),
+    ((np.zeros((2, 3), np.float32), np.zeros((4, 3), np.int32)), 'W.dtype.kind'),
+    ((np.zeros((2, 3), np.float32), np.zeros((4, 3), np.float32), np.zeros(4, np.float64)),
+     'b.dtype == x.dtype'),
     ((np.zeros((2, 3), np.int32), np.zeros((4, 3), np.int32)), 'x.dtype.kind'),
     ((np.zeros((2, 3), np.float32), np.zeros((4, 3), np.float32), np.zeros(3, np.float32)),
      'b.shape[0] == W.shape[0]'),
@@ -94,6 +96,22 @@ def test_linear_invalid_types(args, text):
     with pytest.raises(type_check.InvalidType) as info:
         F.linear(*args)
     assert text in str(info.value)
+
+
+@pytest.mark.parametrize('x_dtype, W_dtype', [(np.float32, np.float64),
+                                               (np.float16, np.float32)])
+def test_linear_weight_of_another_float_dtype(x_dtype, W_dtype):
+    rng = np.random.default_rng(0)
+    x = catena.Variable(rng.uniform(-1, 1, (2, 3)).astype(x_dtype))
+    W = catena.Variable(rng.uniform(-1, 1, (4, 3)).astype(W_dtype))
+    y = F.linear(x, W)
+    assert y.dtype == x_dtype
+    np.testing.assert_allclose(y.array, (x.array.astype(np.float64) @ W.array.T),
+                               rtol=1e-2, atol=1e-2)
+    y.grad = np.ones((2, 4), x_dtype)
+    y.backward()
+    assert x.grad.dtype == x_dtype and W.grad.dtype == W_dtype
+    np.testing.assert_allclose(W.grad, np.ones((4, 2)) @ x.array, rtol=1e-2, atol=1e-2)
 
 
 @pytest.mark.parametrize('n_batch_axes', [0, -1, 3, 1.5])

@@ -301,7 +301,7 @@ def test_bad_arguments_raise_clear_errors():
         L.DataParallel(L.Linear(3, 2), [])
     with pytest.raises(TypeError, match='devices'):
         L.DataParallel(L.Linear(3, 2), '@numpy')
-    with pytest.raises(ValueError, match=r'devices\[1\]'):
+    with pytest.raises(RuntimeError, match=r'devices\[1\]'):
         L.DataParallel(L.Linear(3, 2), ['@numpy', 'gpu0'])
     with pytest.raises(ValueError, match='batch_dim'):
         L.DataParallel(L.Linear(3, 2), ['@numpy'], batch_dim=-1)

@@ -20,7 +20,7 @@ import catena.links as L
 from catena import datasets, iterators, optimizers, serializers, training
 from catena.dataset import convert
 from catena.training import extensions
-from catena.training.extensions import snapshot_writers
+from catena.training.extensions import _snapshot, snapshot_writers
 
 HERE = pathlib.Path(__file__).parent
 CHAINER_DATA = HERE.parents[2] / 'data' / 'chainer-7.8.1'
@@ -550,3 +550,18 @@ def test_a_run_killed_mid_way_resumes_bit_for_bit(tmp_path):
     resumed_log = json.loads((tmp_path / 'run' / 'log').read_text())
     assert [entry['iteration'] for entry in resumed_log] == [3, 6, 9, 12, 15, 18]
     assert _without_times(resumed_log) == _without_times(reference_log)
+
+
+def test_chainer_internal_search_names(tmp_path):
+    for age, name in enumerate(['iter_10', 'iter_9', 'other_1', 'iter_100']):
+        path = tmp_path / name
+        path.write_bytes(b'')
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+    entries = _snapshot._find_snapshot_files('iter_{}', str(tmp_path))
+    assert [name for _, name in entries] == ['iter_10', 'iter_9', 'iter_100']
+    assert [mtime for mtime, _ in entries] == [1_000_000, 1_000_001, 1_000_003]
+    assert _snapshot._find_latest_snapshot('iter_{}', str(tmp_path)) == 'iter_100'
+    assert _snapshot._find_latest_snapshot('none_{}', str(tmp_path)) is None
+    assert list(_snapshot._find_stale_snapshots('iter_{}', str(tmp_path), 1)) == [
+        'iter_10', 'iter_9']
+    assert list(_snapshot._find_stale_snapshots('iter_{}', str(tmp_path), 5)) == []

@@ -50,9 +50,14 @@ class Device:
         return cls()
 
     @classmethod
-    def from_array(cls, array: Any) -> Device:
-        """Returns the device of ``array``, which is of a supported type."""
-        return cls()
+    def from_array(cls, array: Any) -> Device | None:
+        """Returns the device of ``array``, or None if ``array`` does not live on this kind.
+
+        The default answers ``cls()`` for instances of ``supported_array_types``.
+        """
+        if isinstance(array, cls.supported_array_types):
+            return cls()
+        return None
 
     @classmethod
     def from_legacy_id(cls, device_id: int) -> Device | None:

@@ -148,6 +148,11 @@ def build(call_each: Callable[..., list[tuple[str, Any]]],
     for device_type in by_prefix.values():
         for array_type in device_type.supported_array_types:
             by_array_type.setdefault(array_type, device_type)
+    if '@numpy' in by_prefix:
+        # NumPy scalars live in host memory: they count as arrays of the CPU
+        # device here, although CpuDevice.supported_array_types (Chainer's
+        # answer) names numpy.ndarray only.
+        by_array_type.setdefault(numpy.generic, by_prefix['@numpy'])
 
     device_types_by_prefix = by_prefix
     device_type_by_array_type = by_array_type

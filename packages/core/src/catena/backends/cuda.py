@@ -5,25 +5,27 @@ registry for the module that the ``catena-cuda`` package provides (the
 ``catena_backend_modules`` hook) and returns that module's attribute; this
 loads the plugins on first access, never on import.
 
-Without catena-cuda, the CPU-safe part of Chainer's surface still works, so
-that CPU programs written for Chainer run unchanged: ``available`` and
-``cudnn_enabled`` are False, ``get_array_module`` returns NumPy, ``to_cpu``
-returns NumPy arrays, ``get_device_from_id(None)`` and
-``get_device_from_array`` return :data:`DummyDevice`, and
-``check_cuda_available`` raises. Every other name raises an
-:class:`AttributeError` (so ``hasattr`` works) that says which package to
-install.
+Without catena-cuda it answers as Chainer's module does on a machine without
+CuPy (see :mod:`catena.backends._cuda_fallback`): ``available`` and
+``cudnn_enabled`` are False; ``cupy`` is a placeholder object, so that
+``xp is cuda.cupy`` is simply False; ``ndarray``, ``Device`` and
+``GpuDevice`` are classes that nothing is an instance of; ``to_cpu``,
+``get_array_module``, ``get_device_from_array``, ``get_device_from_id(None)``,
+``memoize`` and ``fuse`` work; and ``to_gpu``, ``copy``, ``elementwise``,
+``reduce``, ``raw``, ``get_device_from_id(n)`` and ``check_cuda_available``
+raise a :class:`RuntimeError` that says which package to install. Names
+outside Chainer's no-CuPy surface (``Stream``, ``memory_pool``, ...) raise an
+:class:`AttributeError` with the same advice, so ``hasattr`` answers False.
+
+With catena-cuda installed on a machine where CuPy or the GPU cannot be used,
+the plugin serves every name, except that ``cupy``, ``ndarray`` and
+``Device``, which it cannot give, are the placeholders above.
 """
 
 from __future__ import annotations
 
 import types
-from collections.abc import Callable
-from typing import Any, NoReturn
-
-import numpy
-
-_INSTALL = "pip install 'catena-cuda[cuda12]'"
+from typing import Any
 
 
 class DummyDeviceType:
@@ -80,95 +82,31 @@ def __getattr__(name: str) -> Any:
         # Module protocol probes (__path__, __file__ lookups by tools) must
         # not load plugins.
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    from catena.backends import _cuda_fallback
+
     plugin = _plugin()
     if plugin is not None:
-        # The plugin's own AttributeError says why (for example "needs CuPy
-        # and a GPU: <reason>").
-        return getattr(plugin, name)
-    if name in _FALLBACKS:
-        return _FALLBACKS[name]
+        try:
+            return getattr(plugin, name)
+        except AttributeError:
+            # The plugin's own error says why (for example "needs CuPy and a
+            # GPU: <reason>"), unless Chainer had a placeholder for the name.
+            if name not in _cuda_fallback.PLACEHOLDERS:
+                raise
+        return _cuda_fallback.SURFACE[name]
+    if name in _cuda_fallback.SURFACE:
+        return _cuda_fallback.SURFACE[name]
     raise AttributeError(f'catena.backends.cuda.{name} needs the catena-cuda package: '
-                         f'{_INSTALL}')
+                         f'{_cuda_fallback.INSTALL}')
 
 
 def __dir__() -> list[str]:
-    names = set(globals()) | set(_FALLBACKS)
+    from catena.backends import _cuda_fallback
+
+    names = set(globals())
     plugin = _plugin()
-    if plugin is not None:
-        names |= set(dir(plugin))
+    if plugin is None:
+        names |= set(_cuda_fallback.SURFACE)
+    else:
+        names |= set(dir(plugin)) | _cuda_fallback.PLACEHOLDERS
     return sorted(n for n in names if not n.startswith('_'))
-
-
-# ---------------------------------------------------------------------------
-# The CPU-safe surface used when catena-cuda is not installed
-# ---------------------------------------------------------------------------
-
-def _check_cuda_available() -> NoReturn:
-    """Raises: CUDA is never available without catena-cuda."""
-    raise RuntimeError(f'CUDA is not available: install catena-cuda ({_INSTALL})')
-
-
-def _get_array_module(*args: Any) -> types.ModuleType:
-    """Returns the array module of the arguments (NumPy without a GPU backend)."""
-    from catena import backend
-
-    return backend.get_array_module(*args)
-
-
-def _get_device_from_id(device_id: int | None) -> DummyDeviceType:
-    """Returns :data:`DummyDevice` for None; a GPU index needs catena-cuda."""
-    if device_id is None:
-        return DummyDevice
-    _check_cuda_available()
-
-
-def _get_device_from_array(*arrays: Any) -> DummyDeviceType:
-    """Returns :data:`DummyDevice`: without catena-cuda no array is on a GPU."""
-    return DummyDevice
-
-
-def _to_cpu(array: Any, stream: Any = None) -> Any:
-    """Returns NumPy arrays for an array, a Variable or a nested list/tuple of them."""
-    if stream is not None:
-        _check_cuda_available()
-    return _map_nested(array, _leaf_to_cpu)
-
-
-def _map_nested(value: Any, function: Callable[[Any], Any]) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, list):
-        return [_map_nested(item, function) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_map_nested(item, function) for item in value)
-    return function(value)
-
-
-def _leaf_to_cpu(value: Any) -> Any:
-    from catena import backend
-    from catena.variable import Variable
-
-    if isinstance(value, Variable):
-        value = value.array
-        if value is None:
-            return None
-    if type(value) is numpy.ndarray:
-        return value
-    if isinstance(value, numpy.generic) or numpy.isscalar(value):
-        return numpy.asarray(value)
-    if not isinstance(value, backend.get_array_types()):
-        raise TypeError(
-            'to_cpu takes arrays, Variables, scalars, None, or lists or tuples of them; '
-            f'got {type(value).__name__}')
-    return numpy.asarray(backend.get_device_from_array(value).to_numpy(value))
-
-
-_FALLBACKS: dict[str, Any] = {
-    'available': False,
-    'cudnn_enabled': False,
-    'check_cuda_available': _check_cuda_available,
-    'get_array_module': _get_array_module,
-    'get_device_from_id': _get_device_from_id,
-    'get_device_from_array': _get_device_from_array,
-    'to_cpu': _to_cpu,
-}

@@ -9,15 +9,20 @@ access, never on import.
 
 Without catena-intel64, the answers are those of a machine without iDeep:
 ``is_ideep_available()``, ``should_use_ideep(level)`` and
-``inputs_all_ready(inputs)`` are False, and ``check_ideep_available()``
-raises. Every other name raises an :class:`AttributeError` (so ``hasattr``
-works) that says which package to install.
+``inputs_all_ready(inputs)`` are False, ``check_ideep_available()`` raises,
+``Intel64Device`` is a class that cannot be instantiated and ``mdarray`` a
+class that no array is an instance of (catena-intel64 keeps its arrays in
+NumPy, so ``mdarray`` is this placeholder even when the plugin is
+installed). Every other name raises an :class:`AttributeError` (so
+``hasattr`` works) that says which package to install.
 """
 
 from __future__ import annotations
 
 import types
 from typing import Any, NoReturn
+
+from catena.backends import _absent
 
 _INSTALL = 'pip install catena-intel64'
 
@@ -34,8 +39,14 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
     plugin = _plugin()
     if plugin is not None:
-        # An unknown name raises the plugin module's own AttributeError.
-        return getattr(plugin, name)
+        try:
+            return getattr(plugin, name)
+        except AttributeError:
+            # An unknown name raises the plugin module's own AttributeError,
+            # unless Chainer had a placeholder for it.
+            if name not in _PLACEHOLDERS:
+                raise
+        return _FALLBACKS[name]
     if name in _FALLBACKS:
         return _FALLBACKS[name]
     raise AttributeError(f'catena.backends.intel64.{name} needs the catena-intel64 package: '
@@ -46,7 +57,7 @@ def __dir__() -> list[str]:
     names = set(globals()) | set(_FALLBACKS)
     plugin = _plugin()
     if plugin is not None:
-        names |= set(dir(plugin))
+        names |= set(dir(plugin)) | _PLACEHOLDERS
     return sorted(n for n in names if not n.startswith('_'))
 
 
@@ -80,9 +91,21 @@ def _inputs_all_ready(inputs: Any, supported_ndim: tuple[int, ...] = (2, 4)) -> 
     return False
 
 
+class _Mdarray:
+    """Stands in for iDeep's array type: no array is an instance of it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError('iDeep arrays (ideep4py.mdarray) are not used by catena: '
+                           'catena-intel64 works on NumPy arrays')
+
+
 _FALLBACKS: dict[str, Any] = {
+    'Intel64Device': _absent.Intel64Device,
+    'mdarray': _Mdarray,
     'check_ideep_available': _check_ideep_available,
     'inputs_all_ready': _inputs_all_ready,
     'is_ideep_available': _is_ideep_available,
     'should_use_ideep': _should_use_ideep,
 }
+
+_PLACEHOLDERS = frozenset({'mdarray'})

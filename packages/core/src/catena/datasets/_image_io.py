@@ -9,6 +9,13 @@ import numpy
 _pil_image: Any = None
 
 
+def pillow_installed() -> bool:
+    """Whether Pillow can be imported (checked without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec('PIL') is not None
+
+
 def pil_image() -> Any:
     """Returns ``PIL.Image``, importing it once, with a clear error when missing."""
     global _pil_image

@@ -13,6 +13,13 @@ from catena.dataset import dataset_mixin
 from catena.datasets import _image_io
 
 
+def __getattr__(name: str) -> Any:
+    # Chainer's flag, answered without importing Pillow.
+    if name == 'available':
+        return _image_io.pillow_installed()
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+
+
 def _read_list(path: str) -> list[str]:
     with open(path, encoding='utf-8') as f:
         return [line.strip() for line in f if line.strip()]

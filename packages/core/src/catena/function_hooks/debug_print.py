@@ -6,25 +6,89 @@ import sys
 import warnings
 from typing import Any, TextIO
 
+import numpy
+
 from catena import function_hook
 
+_STATISTICS = 'mean={:.8f}, std={:.8f}'
 
-def _describe(array: Any) -> str:
+
+def _statistics(xp: Any, array: Any) -> str:
+    if array.size == 0:
+        return 'None'
+    values = array.astype(numpy.float64) if array.dtype.kind in 'fc' and \
+        array.dtype.itemsize < 4 else array
+    return _STATISTICS.format(float(xp.mean(values)), float(xp.std(values)))
+
+
+def _device_text(array: Any) -> str:
+    # Chainer printed the array's own device ('<CUDA Device 0>' for CuPy)
+    # and 'CPU' for host arrays (NumPy 2's 'cpu' device attribute included).
+    if isinstance(array, numpy.ndarray):
+        return 'CPU'
+    native = getattr(array, 'device', None)
+    if native is not None:
+        return str(native)
+    from catena import backend
+
+    return str(backend.get_device_from_array(array))
+
+
+def _describe(array: Any, grad: Any = None) -> str:
+    """Chainer's description of a variable holding ``array`` and ``grad``.
+
+    ``array`` None describes an empty variable: every field is None.
+    """
+    from catena import backend
+
+    lines = [f'<variable at {id(array):#x}>']
     if array is None:
-        return '(removed)'
-    from catena.variable import Variable
+        fields = ['None'] * 5
+    else:
+        xp = backend.get_array_module(array)
+        fields = [_device_text(array), str(type(array)), str(array.shape), str(array.dtype),
+                  _statistics(xp, array)]
+    if grad is None:
+        grad_text = 'None'
+    else:
+        xp = backend.get_array_module(grad)
+        grad_text = '0' if not bool(xp.any(grad)) else _statistics(xp, grad)
+    names = ('device', 'backend', 'shape', 'dtype', 'statistics')
+    lines += [f'- {name}: {value}' for name, value in zip(names, fields)]
+    lines.append(f'- grad: {grad_text}')
+    return '\n'.join(lines)
 
-    return Variable(array, requires_grad=False).debug_print()
+
+def _describe_gradient(grad: Any) -> str:
+    """An output gradient as Chainer showed it: a zero variable whose grad it is."""
+    if grad is None:
+        return _describe(None)
+    from catena import backend
+
+    xp = backend.get_array_module(grad)
+    return _describe(xp.zeros_like(grad), grad)
 
 
 class PrintHook(function_hook.FunctionHook):
     """Prints each function's label and a description of its arrays.
 
     Before a forward pass it prints the function's label and, for every
-    input, the description of :meth:`catena.Variable.debug_print` (summary,
-    device, shape, dtype and statistics). Before a backward pass it prints
-    the retained inputs (``(removed)`` for those not retained) and the
-    gradients of the outputs (``(None)`` for a zero gradient).
+    input, a description in the format of Chainer's
+    ``Variable.debug_print``::
+
+        <variable at 0x7f...>
+        - device: CPU
+        - backend: <class 'numpy.ndarray'>
+        - shape: (3, 5)
+        - dtype: float32
+        - statistics: mean=0.00123457, std=0.05678901
+        - grad: None
+
+    Before a backward pass it prints the retained inputs (``(removed)`` for
+    those not retained) and, under ``output gradient``, each output gradient
+    as Chainer did: a variable of zeros whose ``grad`` line shows the
+    gradient's statistics (``0`` when it is all zeros; every field None when
+    the gradient is None).
 
     Args:
         sep: Deprecated and ignored (kept for compatibility).
@@ -64,11 +128,12 @@ class PrintHook(function_hook.FunctionHook):
         self._print(f'function\t{function.label}')
         self._print('input data')
         for array in in_data:
-            self._print(_describe(array))
-        if out_grad:
+            # Inputs that the function did not retain are gone in backward.
+            self._print('(removed)' if array is None else _describe(array))
+        if out_grad is not None:
             self._print('output gradient')
             for array in out_grad:
-                self._print('(None)' if array is None else _describe(array))
+                self._print(_describe_gradient(array))
         if self.flush:
             file = sys.stdout if self.file is None else self.file
             flush = getattr(file, 'flush', None)

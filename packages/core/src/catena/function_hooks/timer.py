@@ -10,8 +10,8 @@ from catena import _timing_report, function_hook
 
 def _impl_name(function: Any) -> str:
     """The class name of the function (of the wrapped Function for an adapter)."""
-    adapted = getattr(function, '_function', None)
-    return type(adapted if adapted is not None else function).__name__
+    name = getattr(function, '_impl_name', None)
+    return name if isinstance(name, str) else type(function).__name__
 
 
 def _synchronizer(arrays: tuple[Any, ...]) -> Any:
@@ -53,7 +53,7 @@ class TimerHook(function_hook.FunctionHook):
     .. admonition:: Example
 
         >>> from catena.function_hooks import TimerHook
-        >>> x = catena.Variable(np.array([0.5], np.float32))
+        >>> x = catena.Variable(np.array(0.5, np.float32))
         >>> with TimerHook() as hook:
         ...     y = F.tanh(x)
         ...     y.backward()
@@ -110,14 +110,14 @@ class TimerHook(function_hook.FunctionHook):
         """
         return _timing_report.summarize(self.call_history)
 
-
     def print_report(self, unit: str = 'auto', file: TextIO | None = None) -> None:
         """Prints a table of the time and the number of calls of each function.
 
         Args:
-            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``, or ``'auto'`` to
-                pick for each row the largest unit in which the time is at
-                least 1.
+            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``; ``'auto'`` for
+                the largest unit in which the longest time is at least 1,
+                used for every row; or ``'auto_foreach'`` to pick that unit
+                for each row.
             file: A writable text stream (default: the current standard
                 output).
         """

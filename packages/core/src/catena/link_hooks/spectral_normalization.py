@@ -71,6 +71,8 @@ class SpectralNormalization(_weight_hook.WeightReplacingHook):
         vector_name (str): The name of the persistent vector ``u``.
         axis (int): The output-channel axis of the last link the hook was
             added to.
+        v: The right singular vector used by the last forward (an array on
+            the link's device), or None before the first forward.
 
     .. admonition:: Example
 
@@ -103,6 +105,7 @@ class SpectralNormalization(_weight_hook.WeightReplacingHook):
         self.factor: float | None = factor
         self.vector_name: str = weight_name + '_u'
         self.axis: int = 0
+        self.v: Any = None
 
     def added(self, link: Any) -> None:
         if link is not None:
@@ -161,7 +164,11 @@ class SpectralNormalization(_weight_hook.WeightReplacingHook):
                 v = _l2_normalize(xp, u @ matrix, self.eps)
                 u = _l2_normalize(xp, matrix @ v, self.eps)
             backend.copyto(stored, u.astype(stored.dtype))
+            # u and v come from the stored u exactly as in test mode, so that
+            # recomputing (or a test-mode forward) reproduces them bit for bit.
+            u = _l2_normalize(xp, stored.astype(matrix.dtype), self.eps)
         v = _l2_normalize(xp, u @ matrix, self.eps)
+        self.v = v
         return u, v
 
     def _replacement(self, link: Any, weight: variable.Parameter) -> variable.Variable:

@@ -85,9 +85,10 @@ class TimerHook(link_hook.LinkHook):
         """Prints a table of the time and the number of calls of each link class.
 
         Args:
-            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``, or ``'auto'`` to
-                pick for each row the largest unit in which the time is at
-                least 1.
+            unit: ``'sec'``, ``'ms'``, ``'us'``, ``'ns'``; ``'auto'`` for
+                the largest unit in which the longest time is at least 1,
+                used for every row; or ``'auto_foreach'`` to pick that unit
+                for each row.
             file: A writable text stream (default: the current standard
                 output).
         """

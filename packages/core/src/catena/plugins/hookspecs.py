@@ -125,6 +125,24 @@ def catena_register_links() -> dict[str, Any]:
 
 
 @hookspec
+def catena_register_link_modules() -> dict[str, types.ModuleType]:
+    """Returns modules that appear at Chainer's module paths under ``catena.links``.
+
+    Keys are paths below ``catena.links``: catena-zoo returns ``'caffe'``,
+    ``'caffe.caffe_function'``, ``'model.vision'`` and
+    ``'model.vision.resnet'`` (``vgg``, ``googlenet``), so that
+    ``import catena.links.caffe`` and
+    ``from catena.links.model.vision import resnet`` give its modules. The
+    core has a module at each top path (``catena/links/caffe.py``,
+    ``catena/links/model/vision.py``) that puts the plugin's module in its
+    place on import, with the modules registered below it. When two plugins
+    register a path, the first wins.
+
+    :return: A mapping from path below ``catena.links`` to module.
+    """
+
+
+@hookspec
 def catena_register_exporters() -> dict[str, types.ModuleType]:
     """Returns exporter modules that appear as ``catena.exporters.<name>``.
 

@@ -43,10 +43,13 @@ class KeyMismatchError(KeyError, ValueError):
 
     Attributes:
         missing: Keys the object asked for that the file lacks.
-        unexpected: Keys of the file (under the loaded path) the object never
-            asked for.
-        mismatched: ``(key, description)`` pairs for values whose shape or
-            dtype does not fit the object's value.
+        unexpected: Always empty: keys of the file that the object never asks
+            for are ignored, as in Chainer. Kept for code written against
+            earlier catena versions, which reported them.
+        mismatched: ``(key, description)`` pairs for values whose shape
+            differs from the object's, or whose cast to the object's dtype
+            would change them (another kind of value, an integer out of
+            range, a finite float that overflows to inf).
     """
 
     def __init__(self, message: str, missing: Sequence[str] = (),

@@ -7,17 +7,23 @@ adds a transaction around ``obj.serialize``:
 1. every stored value under the path is read first (a bad file fails here);
 2. a dry run calls ``obj.serialize`` with a recording deserializer that checks
    each requested value and returns the object's *current* value, so nothing
-   changes; it records missing keys, mismatches and which keys were asked for;
-   if stored keys were never asked for, another dry run on a deep copy answers
+   changes; it records missing keys and values that do not fit (a shape, or a
+   cast that would change a value: see :func:`_values.cast_problem`); if
+   stored keys were never asked for, another dry run on a deep copy answers
    non-array requests with the stored values, since ``serialize`` may choose
-   its keys from loaded values (a summary's names);
-3. in strict mode, if keys are missing and nothing else is wrong, more dry
-   runs raise ``KeyError`` for them as a real load would, to learn which ones
-   ``serialize`` tolerates (Chainer code catches ``KeyError`` to load older
-   files); these run on a deep copy of the object when one can be made, since
-   the object's fallback code runs;
+   its keys from loaded values (a summary's names), and those keys are
+   checked too;
+3. in strict mode, if keys are missing, more dry runs raise ``KeyError`` for
+   them as a real load would, to learn which ones ``serialize`` tolerates
+   (Chainer code catches ``KeyError`` to load older files); these run on a
+   deep copy of the object when one can be made, since the object's fallback
+   code runs;
 4. every problem is reported in one :class:`KeyMismatchError`, or the real load
    runs, from the values read in step 1.
+
+Stored keys that ``serialize`` never asks for are ignored, as Chainer ignores
+them: a file may hold more than the object (a pretrained model with more
+layers, a whole snapshot).
 """
 
 from __future__ import annotations
@@ -158,12 +164,13 @@ class StoredValueDeserializer(Deserializer):
         problem = _values.load_problem(value, stored, context.strict)
         if recorder is not None:
             if problem is not None:
-                recorder.mismatched.append((full_key, problem))
+                recorder.mismatched.append((full_key, problem.message))
             elif recorder.follow_values and not hasattr(value, 'shape'):
                 return _values.load_value(value, stored)
             return value
         if problem is not None:
-            raise ValueError(f'{context.source}: cannot load {full_key!r}: {problem}')
+            raise problem.error(
+                f'{context.source}: cannot load {full_key!r}: {problem.message}')
         return _values.load_value(value, stored)
 
     def _missing(self, full_key: str, value: Any) -> Any:
@@ -186,8 +193,8 @@ class StoredValueDeserializer(Deserializer):
             obj: An object that defines ``serialize(serializer)``.
 
         Raises:
-            KeyMismatchError: Listing every missing, unexpected (strict mode)
-                and mismatched key.
+            KeyMismatchError: Listing every missing (strict mode) and
+                mismatched key.
         """
         entries = self._read_all(self.path)
         context = self._context
@@ -275,11 +282,12 @@ def _snapshot_deserializer(entries: Mapping[str, Stored], path: str, strict: boo
     return deserializer
 
 
-def _unexpected(entries: Mapping[str, Stored], path: str, ignore_names: Any,
-                requested: set[str]) -> list[str]:
+def _never_requested(entries: Mapping[str, Stored], path: str, ignore_names: Any,
+                     requested: set[str]) -> bool:
+    """Whether some stored key under ``path`` (not ignored) was never asked for."""
     ignored = make_ignore_predicate(ignore_names)
-    return sorted(key for key in entries if key.startswith(path) and key not in requested
-                  and not (ignored is not None and ignored(key)))
+    return any(key.startswith(path) and key not in requested
+               and not (ignored is not None and ignored(key)) for key in entries)
 
 
 _PLAIN_SERIALIZE = (link_module.Link.serialize, link_module.Chain.serialize,
@@ -300,33 +308,26 @@ def _copy_for_probing(obj: Any) -> Any:
 
 
 def _check(entries: Mapping[str, Stored], obj: Any, path: str, strict: bool,
-           ignore_names: Any, source: str) -> tuple[list[str], list[str], list[tuple[str, str]]]:
-    """Dry-runs the load; returns the missing, unexpected and mismatched keys."""
+           ignore_names: Any, source: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """Dry-runs the load; returns the missing and the mismatched keys."""
     seen = _dry_run(entries, obj, path, strict, ignore_names, source, _Recorder(None))
-    if not strict:
-        return [], [], seen.mismatched
-    missing = seen.missing
-    unexpected = _unexpected(entries, path, ignore_names, seen.requested)
-    if unexpected:
-        # Keys may depend on loaded values (a summary's names, say): follow the
-        # stored values on a copy and see which keys are then asked for.
+    if _never_requested(entries, path, ignore_names, seen.requested):
+        # serialize() may choose keys from loaded values (a summary's names):
+        # follow the stored values on a copy, so that those keys are checked too.
         probe_obj = _copy_for_probing(obj)
         if probe_obj is not obj:
             seen = _dry_run(entries, probe_obj, path, strict, ignore_names, source,
                             _Recorder(None, follow_values=True))
-            missing = seen.missing
-            unexpected = _unexpected(entries, path, ignore_names, seen.requested)
-    if missing and not unexpected and not seen.mismatched:
-        # Only keys are missing; serialize() may tolerate some of them.
-        seen, missing = _probe_missing(entries, _copy_for_probing(obj), path, ignore_names,
-                                       source, seen)
-        unexpected = _unexpected(entries, path, ignore_names, seen.requested)
-    return missing, unexpected, seen.mismatched
+    if not (strict and seen.missing):
+        return [], seen.mismatched
+    # serialize() may tolerate some of the missing keys.
+    seen, missing = _probe_missing(entries, _copy_for_probing(obj), path, ignore_names,
+                                   source, seen)
+    return missing, seen.mismatched
 
 
 def _message(obj: Any, source: str, path: str, strict: bool, entries: Mapping[str, Stored],
-             missing: list[str], unexpected: list[str],
-             mismatched: list[tuple[str, str]]) -> str:
+             missing: list[str], mismatched: list[tuple[str, str]]) -> str:
     lines = [f'cannot load {source} into {type(obj).__name__} (path={path!r}, '
              f'strict={strict}); nothing was loaded and the object is unchanged:']
     if missing:
@@ -334,14 +335,11 @@ def _message(obj: Any, source: str, path: str, strict: bool, entries: Mapping[st
         lines.extend(f'    {key}' for key in missing)
         if path and not any(key.startswith(path) for key in entries):
             lines.append(f'    (the file has no keys under path {path!r})')
-    if unexpected:
-        lines.append(f'  unexpected in the file, never asked for ({len(unexpected)}):')
-        lines.extend(f'    {key}' for key in unexpected)
     if mismatched:
         lines.append(f'  mismatched ({len(mismatched)}):')
         lines.extend(f'    {key}: {problem}' for key, problem in mismatched)
-    lines.append('strict=False skips missing and unexpected keys and casts dtypes; '
-                 'ignore_names skips the keys it names.')
+    if missing:
+        lines.append('strict=False skips missing keys; ignore_names skips the keys it names.')
     return '\n'.join(lines)
 
 
@@ -353,18 +351,18 @@ def load_transactionally(entries: Mapping[str, Stored], obj: Any, path: str, str
         entries: Full keys mapped to the values read from the file.
         obj: The object to load into.
         path: The prefix of the keys to load.
-        strict: Whether missing and unexpected keys and dtype changes are errors.
+        strict: Whether a key the object asks for must be in ``entries``.
         ignore_names: Keys or predicates of keys never to load.
         source: The file's name, for messages.
 
     Raises:
         KeyMismatchError: If anything does not fit; ``obj`` is then unchanged.
     """
-    missing, unexpected, mismatched = _check(entries, obj, path, strict, ignore_names, source)
-    if missing or unexpected or mismatched:
+    missing, mismatched = _check(entries, obj, path, strict, ignore_names, source)
+    if missing or mismatched:
         raise KeyMismatchError(
-            _message(obj, source, path, strict, entries, missing, unexpected, mismatched),
-            missing, unexpected, mismatched)
+            _message(obj, source, path, strict, entries, missing, mismatched),
+            missing, (), mismatched)
     obj.serialize(_snapshot_deserializer(entries, path, strict, ignore_names, source))
 
 

@@ -9,14 +9,17 @@ Stored values are NumPy arrays, or None. Nothing here ever needs pickle:
   ``__catena_none__`` (:data:`NONE_DTYPE`), which loads back as None.
 
 Loading checks that a stored value fits the object's value before anything
-changes: arrays must have the same shape, and the same dtype under
-``strict=True`` (a same-kind cast otherwise, as :func:`numpy.copyto` allows);
-Python scalars accept what converts safely (``strict=False``: any number).
+changes: arrays must have the same shape; a different dtype is cast as
+:func:`numpy.copyto` allows (``same_kind``: within a kind, or up from bool to
+int to float to complex), unless the cast changes what a value means: a
+finite float that becomes inf, or an integer outside the target's range.
+Python scalars accept what converts safely (``strict=False``: any finite
+number).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy
 
@@ -121,49 +124,124 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
+class Problem(NamedTuple):
+    """Why a stored value does not fit the object's value.
+
+    Attributes:
+        message: The explanation, for error messages.
+        error: The exception a direct ``deserializer(key, value)`` call
+            raises: :class:`ValueError` for a shape that differs,
+            :class:`TypeError` for a dtype, type or value that does not convert (as
+            Chainer's deserializers and :func:`numpy.copyto` raise).
+    """
+
+    message: str
+    error: type[Exception]
+
+
 def _same_dtype(a: numpy.dtype, b: numpy.dtype) -> bool:
     return bool(a.newbyteorder('=') == b.newbyteorder('='))
 
 
-def _array_problem(value: Any, stored: numpy.ndarray, strict: bool) -> str | None:
-    if tuple(value.shape) != stored.shape:
-        return f'the file has {describe(stored)}, the object {describe(value)}'
-    dtype = numpy.dtype(value.dtype)
-    if strict and not _same_dtype(stored.dtype, dtype):
-        return (f'the file has {describe(stored)}, the object {describe(value)} '
-                '(strict=False casts)')
-    if not numpy.can_cast(stored.dtype, dtype, casting='same_kind'):
-        return f'cannot cast the file\'s {stored.dtype} to the object\'s {dtype}'
-    return None
-
-
-def _scalar_problem(value: Any, stored: numpy.ndarray, strict: bool) -> str | None:
-    if stored.shape != ():
-        return f'the file has {describe(stored)}, the object a {type(value).__name__}'
-    if isinstance(value, numpy.generic):
-        if strict and not _same_dtype(stored.dtype, value.dtype):
-            return f'the file has {describe(stored)}, the object a {value.dtype} scalar'
-        if not numpy.can_cast(stored.dtype, value.dtype, casting='same_kind'):
-            return f'cannot cast the file\'s {stored.dtype} to the object\'s {value.dtype}'
+def _range_problem(stored: numpy.ndarray, dtype: numpy.dtype) -> str | None:
+    info = numpy.iinfo(dtype)
+    low, high = int(stored.min()), int(stored.max())
+    if info.min <= low and high <= info.max:
         return None
+    return (f'the file\'s {stored.dtype} values span [{low}, {high}], outside the range '
+            f'[{info.min}, {info.max}] of the object\'s {dtype}')
+
+
+def _overflow_problem(stored: numpy.ndarray, dtype: numpy.dtype) -> str | None:
+    with numpy.errstate(over='ignore', invalid='ignore'):
+        cast = stored.astype(dtype)
+    overflow = numpy.isfinite(stored) & ~numpy.isfinite(cast)
+    count = int(numpy.count_nonzero(overflow))
+    if not count:
+        return None
+    example = stored[overflow].flat[0]
+    return (f'{count} finite value(s) of the file\'s {stored.dtype} (such as {example}) '
+            f'overflow to inf in the object\'s {dtype}, whose largest finite value is '
+            f'{numpy.finfo(dtype).max}')
+
+
+def _text_problem(stored: numpy.ndarray, dtype: numpy.dtype) -> str | None:
+    try:
+        same = numpy.array_equal(stored.astype(dtype).astype(stored.dtype), stored)
+    except (UnicodeError, ValueError):
+        same = False
+    if same:
+        return None
+    return f'the file\'s {stored.dtype} strings do not fit the object\'s {dtype} unchanged'
+
+
+def cast_problem(stored: numpy.ndarray, dtype: Any) -> Problem | None:
+    """Says why the stored array cannot be cast to ``dtype``, or None if it can.
+
+    A cast must be one :func:`numpy.copyto` makes by default (``same_kind``)
+    and must keep every value's meaning: no finite float may become inf and
+    no integer may fall outside the target's range. Losing precision (float32
+    to float16, int64 to float32) is allowed.
+
+    Args:
+        stored: The stored array.
+        dtype: The dtype of the object's value.
+    """
+    dtype = numpy.dtype(dtype)
+    if _same_dtype(stored.dtype, dtype):
+        return None
+    if not numpy.can_cast(stored.dtype, dtype, casting='same_kind'):
+        return Problem(f'cannot cast the file\'s {stored.dtype} to the object\'s {dtype}: '
+                       'not a same-kind cast (numpy.copyto refuses it), so values could '
+                       'change, not just lose precision', TypeError)
+    if stored.size == 0 or numpy.can_cast(stored.dtype, dtype, casting='safe'):
+        return None
+    message = None
+    if dtype.kind in 'iu':
+        message = _range_problem(stored, dtype)
+    elif dtype.kind in 'fc':
+        message = _overflow_problem(stored, dtype)
+    elif dtype.kind in 'SU':
+        message = _text_problem(stored, dtype)
+    return None if message is None else Problem(message, TypeError)
+
+
+def _array_problem(value: Any, stored: numpy.ndarray) -> Problem | None:
+    if tuple(value.shape) != stored.shape:
+        return Problem(f'the file has {describe(stored)}, the object {describe(value)}',
+                       ValueError)
+    return cast_problem(stored, value.dtype)
+
+
+def _scalar_problem(value: Any, stored: numpy.ndarray, strict: bool) -> Problem | None:
+    if stored.shape != ():
+        return Problem(f'the file has {describe(stored)}, the object a {type(value).__name__}',
+                       ValueError)
+    if isinstance(value, numpy.generic):
+        return cast_problem(stored, value.dtype)
     for scalar_type, strict_kinds, loose_kinds in _SCALAR_KINDS:
         if isinstance(value, scalar_type):
             kinds = strict_kinds if strict else loose_kinds
-            if stored.dtype.kind in kinds:
-                return None
-            return (f'the file has {describe(stored)}, which does not convert to the '
-                    f'object\'s {type(value).__name__}')
-    return (f'the object holds a {type(value).__name__}; catena loads arrays, numbers, '
-            'strings and None')
+            if stored.dtype.kind not in kinds:
+                return Problem(f'the file has {describe(stored)}, which does not convert to '
+                               f'the object\'s {type(value).__name__}', TypeError)
+            if (scalar_type is int and stored.dtype.kind == 'f'
+                    and not numpy.isfinite(stored)):
+                return Problem(f'the file has {stored[()]}, which no int can hold', TypeError)
+            return None
+    return Problem(f'the object holds a {type(value).__name__}; catena loads arrays, numbers, '
+                   'strings and None', TypeError)
 
 
-def load_problem(value: Any, stored: numpy.ndarray | None, strict: bool) -> str | None:
+def load_problem(value: Any, stored: numpy.ndarray | None, strict: bool) -> Problem | None:
     """Says why ``stored`` cannot be loaded into ``value``, or None if it can.
 
     Args:
         value: The object's current value.
         stored: The stored array, or None.
-        strict: Whether dtypes must match exactly.
+        strict: Whether a Python scalar accepts only the kinds that convert
+            exactly (an int takes no float); arrays and NumPy scalars are cast
+            by :func:`cast_problem` either way.
     """
     if stored is None or value is None:
         return None
@@ -172,7 +250,7 @@ def load_problem(value: Any, stored: numpy.ndarray | None, strict: bool) -> str 
             return None
         value = value.array
     if is_array(value):
-        return _array_problem(value, stored, strict)
+        return _array_problem(value, stored)
     return _scalar_problem(value, stored, strict)
 
 
@@ -204,5 +282,5 @@ def load_value(value: Any, stored: numpy.ndarray | None) -> Any:
 
 __all__ = [
     'NONE_DTYPE', 'NONE_FIELD', 'describe', 'from_stored', 'is_array', 'is_none_marker',
-    'load_problem', 'load_value', 'none_marker', 'to_storable',
+    'Problem', 'cast_problem', 'load_problem', 'load_value', 'none_marker', 'to_storable',
 ]

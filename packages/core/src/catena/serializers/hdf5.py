@@ -33,14 +33,34 @@ _MAX_EXPANSION = 1100  # gzip cannot expand data more than about 1032 times
 _EXPANSION_FLOOR = 1 << 20
 
 
+class H5pyMissingError(ImportError, RuntimeError):
+    """h5py cannot be imported, so the HDF5 serializers cannot work.
+
+    It is an :class:`ImportError` and, as Chainer raised in this case, a
+    :class:`RuntimeError`.
+    """
+
+
 @functools.cache
 def _h5py() -> Any:
     try:
         import h5py
     except ImportError as error:
-        raise ImportError('the HDF5 serializers need h5py; install it with '
-                          'pip install catena[hdf5]') from error
+        raise H5pyMissingError('the HDF5 serializers need h5py; install it with '
+                               'pip install catena[hdf5]') from error
     return h5py
+
+
+def __getattr__(name: str) -> Any:
+    # Chainer's flag: whether h5py can be imported. It is computed on first
+    # read so that importing catena does not import h5py.
+    if name == '_available':
+        try:
+            _h5py()
+        except ImportError:
+            return False
+        return True
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 
 def _to_dataset(h5py: Any, key: str, value: Any, compression: Any) -> tuple[Any, Any, Any]:
@@ -135,22 +155,33 @@ class HDF5Deserializer(StoredValueDeserializer):
         group (h5py.Group): The group to read from.
         path: The group path under ``group`` to load from, ending with ``/``
             ('updater/model:main/').
-        strict: If True, a missing key raises :class:`KeyError` and dtypes
-            must match; if False, missing keys are skipped and dtypes cast.
+        strict: If True, a missing key raises :class:`KeyError`; if False,
+            missing keys are skipped. Dtypes are cast either way, as
+            :func:`~catena.serializers.load_npz` describes.
         ignore_names: A key, a callable ``key -> bool``, or a list of them:
             full keys whose values are never loaded.
+
+    Attributes:
+        group (h5py.Group): The group given; for a child made by
+            ``deserializer['name']``, the subgroup it reads (None if the
+            file lacks it).
     """
 
     def __init__(self, group: Any, path: str = '', strict: bool = True,
                  ignore_names: Any = None) -> None:
         _h5py()
+        self._root = group
         self.group = group
         self._init_context(path, strict, ignore_names, _file_name(group))
 
     def _child(self, path: str) -> StoredValueDeserializer:
         child = object.__new__(type(self))
-        child.group = self.group
+        child._root = self._root
         child.path = path
+        # As in Chainer, a child's ``group`` is the group it reads from (None
+        # while that group does not exist); keys still resolve from the root.
+        node = self._resolve(path)
+        child.group = node if isinstance(node, _h5py().Group) else None
         return child
 
     def _where(self, key: str) -> str:
@@ -158,7 +189,7 @@ class HDF5Deserializer(StoredValueDeserializer):
 
     def _resolve(self, key: str) -> Any:
         h5py = _h5py()
-        node = self.group
+        node = self._root
         for name in key.strip('/').split('/'):
             if not isinstance(node, h5py.Group):
                 return None
@@ -175,7 +206,7 @@ class HDF5Deserializer(StoredValueDeserializer):
 
     def _read_all(self, path: str) -> dict[str, numpy.ndarray | None]:
         h5py = _h5py()
-        start = self._resolve(path) if path.strip('/') else self.group
+        start = self._resolve(path) if path.strip('/') else self._root
         entries: dict[str, numpy.ndarray | None] = {}
         if isinstance(start, h5py.Group):
             self._collect(h5py, start, path, entries, 0)
@@ -272,4 +303,4 @@ def load_hdf5(filename: Any, obj: Any, path: str = '', strict: bool = True,
     load_transactionally(entries, obj, path, strict, ignore_names, source)
 
 
-__all__ = ['HDF5Deserializer', 'HDF5Serializer', 'load_hdf5', 'save_hdf5']
+__all__ = ['H5pyMissingError', 'HDF5Deserializer', 'HDF5Serializer', 'load_hdf5', 'save_hdf5']

@@ -66,9 +66,10 @@ class NpzDeserializer(MappingDeserializer):
             :func:`catena.serializers.load_npz` reads, a ``numpy.load``
             result, or a :class:`DictionarySerializer`'s target.
         path: The prefix of the keys to load ('updater/model:main/').
-        strict: If True, a missing key raises :class:`KeyError` and dtypes
-            must match; if False, missing keys leave values as they are and
-            dtypes are cast.
+        strict: If True, a missing key raises :class:`KeyError`; if False,
+            missing keys leave values as they are. Either way dtypes are cast
+            as :func:`numpy.copyto` casts, unless a value would change (see
+            :func:`load_npz`).
         ignore_names: A key, a callable ``key -> bool``, or a list of them:
             the full keys whose values are never loaded.
     """
@@ -76,6 +77,21 @@ class NpzDeserializer(MappingDeserializer):
     def __init__(self, npz: Mapping[str, Any], path: str = '', strict: bool = True,
                  ignore_names: Any = None) -> None:
         super().__init__(npz, path=path, strict=strict, ignore_names=ignore_names)
+
+
+def serialize(obj: Any) -> dict[str, Any]:
+    """Flattens an object into a dictionary of host arrays.
+
+    Args:
+        obj: An object that defines ``serialize(serializer)``.
+
+    Returns:
+        dict: The arrays keyed by ``/``-joined paths, as :func:`save_npz`
+        writes them (see :class:`DictionarySerializer`).
+    """
+    serializer = DictionarySerializer()
+    serializer.save(obj)
+    return serializer.target
 
 
 def save_npz(file: Any, obj: Any, compression: bool = True) -> None:
@@ -92,9 +108,7 @@ def save_npz(file: Any, obj: Any, compression: bool = True) -> None:
         compression: Whether to deflate the members (``numpy.savez_compressed``
             rather than ``numpy.savez``).
     """
-    serializer = DictionarySerializer()
-    serializer.save(obj)
-    _npz_writer.write_npz(file, serializer.target, bool(compression))
+    _npz_writer.write_npz(file, serialize(obj), bool(compression))
 
 
 def load_npz(file: Any, obj: Any, path: str = '', strict: bool = True,
@@ -107,17 +121,22 @@ def load_npz(file: Any, obj: Any, path: str = '', strict: bool = True,
     uninitialized parameter, which loads as None). Every value under ``path``
     is read and checked against the object before anything is loaded.
 
+    Shapes must match. A dtype that differs is cast as :func:`numpy.copyto`
+    casts (float32 into float16, int into float, int64 into int32), except
+    that a cast must not change a value: another kind of value (float into
+    int), an integer out of the target's range, or a finite float that
+    overflows to inf is refused. All problems are reported in one
+    :class:`~catena.serializers.KeyMismatchError` before anything is loaded.
+
     Args:
         file: A path, or a readable binary file object.
         obj: The object to load into (defines ``serialize(serializer)``).
         path: The prefix of the keys to load, e.g. ``'updater/model:main/'``
             to load a model from a trainer snapshot.
-        strict: If True, every key the object asks for must be in the file,
-            every key under ``path`` must be asked for, and dtypes must match;
-            all problems are reported in one
-            :class:`~catena.serializers.KeyMismatchError`. If False, missing
-            and unexpected keys are skipped and dtypes are cast (same kind).
-            Shapes must match either way.
+        strict: If True, every key the object asks for must be in the file;
+            if False, missing keys are skipped. Keys of the file that the
+            object never asks for are ignored either way, as are keys outside
+            ``path``.
         ignore_names: A key, a callable ``key -> bool``, or a list of them:
             full keys (with ``path``) that are neither loaded nor reported.
 
@@ -140,4 +159,4 @@ def load_npz(file: Any, obj: Any, path: str = '', strict: bool = True,
                          _npz_reader.source_name(file))
 
 
-__all__ = ['DictionarySerializer', 'NpzDeserializer', 'load_npz', 'save_npz']
+__all__ = ['DictionarySerializer', 'NpzDeserializer', 'load_npz', 'save_npz', 'serialize']

@@ -103,4 +103,25 @@ def assert_allclose(x: Any, y: Any, atol: float = 1e-5, rtol: float = 1e-4,
     raise AssertionError('\n'.join(lines))
 
 
+def _as_noncontiguous_array(array: Any) -> Any:
+    """Returns a copy of ``array`` that is neither C- nor F-contiguous, on the same device.
+
+    Lists and tuples are converted element-wise, None stays None, and arrays
+    of at most one element (which are always contiguous) are returned as is.
+    """
+    if array is None:
+        return None
+    if isinstance(array, (list, tuple)):
+        return type(array)(_as_noncontiguous_array(a) for a in array)
+    if array.ndim == 0 or array.size <= 1:
+        return array
+    from catena import backend
+
+    xp = backend.get_array_module(array)
+    buffer = xp.empty(array.shape + (2,), dtype=array.dtype)
+    view = buffer[..., 0]
+    view[...] = array
+    return view
+
+
 __all__ = ['assert_allclose']

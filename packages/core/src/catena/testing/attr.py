@@ -1,6 +1,6 @@
 """Test annotations (``catena.testing.attr``): pytest markers, no-ops without pytest.
 
-``gpu``, ``multi_gpu(n)``, ``cudnn``, ``ideep`` and ``slow`` mark tests so
+``gpu``, ``multi_gpu(n)``, ``cudnn``, ``ideep``, ``chainerx`` and ``slow`` mark tests so
 that ``-m 'not slow'`` and friends select them. catena's pytest plugin skips
 tests marked ``gpu`` / ``multi_gpu(n)`` when ``CATENA_TEST_GPU_LIMIT`` (or
 Chainer's ``CHAINER_TEST_GPU_LIMIT``) is lower than the GPUs they need.
@@ -30,6 +30,7 @@ _MARKERS = {
     'gpu': 'Marks a test that needs one CUDA GPU.',
     'cudnn': 'Marks a test that needs cuDNN.',
     'ideep': 'Marks a test that needs catena-intel64 (oneDNN).',
+    'chainerx': 'Marks a test that needs ChainerX (kept for Chainer\'s tests).',
     'slow': 'Marks a test that takes more than a few seconds.',
 }
 
@@ -44,6 +45,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f'module catena.testing.attr has no attribute {name!r}')
 
 
+def _require_gpu() -> None:
+    """Skips the running test unless a CUDA GPU is usable (for tests marked ``gpu``)."""
+    import unittest
+
+    from catena.backends import cuda
+
+    if not cuda.available:
+        raise unittest.SkipTest('needs a CUDA GPU (catena-cuda and CuPy)')
+
+
 def multi_gpu(gpu_num: int) -> Callable[[Any], Any]:
     """Marks a test that needs ``gpu_num`` GPUs.
 
@@ -55,5 +66,5 @@ def multi_gpu(gpu_num: int) -> Callable[[Any], Any]:
     return mark('gpu', gpu_num)
 
 
-# gpu, cudnn, ideep and slow come from __getattr__ above.
-__all__ = ['cudnn', 'gpu', 'ideep', 'mark', 'multi_gpu', 'slow']  # noqa: F822
+# gpu, cudnn, ideep, chainerx and slow come from __getattr__ above.
+__all__ = ['chainerx', 'cudnn', 'gpu', 'ideep', 'mark', 'multi_gpu', 'slow']  # noqa: F822

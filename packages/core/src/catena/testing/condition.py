@@ -3,7 +3,8 @@
 They are meant for tests of random behaviour. Each trial after the first
 gets a fresh fixture: the decorated method's ``tearDown``/``setUp`` (unittest)
 or ``teardown_method``/``setup_method`` (pytest classes) run between trials.
-A skip in any trial skips the test.
+A skip in any trial skips the test (``pytest.skip`` is re-raised as
+:class:`unittest.SkipTest`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ def _has_fixture(obj: Any) -> bool:
         hasattr(obj, 'teardown_method')
 
 
+class InvalidTrialsError(ValueError, AssertionError):
+    """Raised for impossible trial counts.
+
+    It is a :class:`ValueError` and, as in Chainer, an :class:`AssertionError`.
+    """
+
+
 def repeat_with_success_at_least(times: int, min_success: int) -> Callable[[Any], Any]:
     """Runs a test up to ``times`` times; it passes if ``min_success`` trials pass.
 
@@ -52,7 +60,11 @@ def repeat_with_success_at_least(times: int, min_success: int) -> Callable[[Any]
         min_success: The number of successful trials needed.
 
     Raises:
-        ValueError: Unless ``0 <= min_success <= times``.
+        InvalidTrialsError: Unless ``0 <= min_success <= times`` (a
+            :class:`ValueError` and an :class:`AssertionError`).
+        AssertionError: From the decorated test, when too few trials pass;
+            the message includes the first failure after
+            ``first error message:``.
 
     .. admonition:: Example
 
@@ -61,8 +73,8 @@ def repeat_with_success_at_least(times: int, min_success: int) -> Callable[[Any]
         ...     assert np.random.uniform() < 0.99
     """
     if not 0 <= min_success <= times:
-        raise ValueError(f'need 0 <= min_success <= times; got min_success={min_success}, '
-                         f'times={times}')
+        raise InvalidTrialsError(f'need 0 <= min_success <= times; got '
+                                 f'min_success={min_success}, times={times}')
 
     def decorator(test: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(test)
@@ -82,8 +94,11 @@ def repeat_with_success_at_least(times: int, min_success: int) -> Callable[[Any]
                 except (KeyboardInterrupt, SystemExit, GeneratorExit):
                     raise
                 except BaseException as error:  # noqa: BLE001 - pytest.fail is a BaseException
-                    if isinstance(error, _skip_exceptions()):
+                    if isinstance(error, unittest.SkipTest):
                         raise
+                    if isinstance(error, _skip_exceptions()):
+                        # pytest.skip becomes unittest.SkipTest, which both runners know.
+                        raise unittest.SkipTest(str(error)) from error
                     failures.append(traceback.format_exc())
                     continue
                 successes += 1
@@ -92,8 +107,8 @@ def repeat_with_success_at_least(times: int, min_success: int) -> Callable[[Any]
             ran = successes + len(failures)
             name = getattr(test, '__qualname__', type(test).__qualname__)
             raise AssertionError(
-                f'{name} passed {successes} of {ran} trials; it needs '
-                f'{min_success} successes in at most {times} trials. The first failure:\n'
+                f'{name} passed {successes} of {ran} trials; it needs {min_success} '
+                f'successes in at most {times} trials.\n\nfirst error message:\n'
                 f'{failures[0] if failures else "(none)"}')
 
         return wrapper
@@ -119,4 +134,4 @@ def retry(times: int) -> Callable[[Any], Any]:
     return repeat_with_success_at_least(times, 1)
 
 
-__all__ = ['repeat', 'repeat_with_success_at_least', 'retry']
+__all__ = ['InvalidTrialsError', 'repeat', 'repeat_with_success_at_least', 'retry']

@@ -1,6 +1,8 @@
 """Declarative tests of functions and links on every device.
 
-:class:`FunctionTestCase` and :class:`LinkTestCase` live here.
+:class:`FunctionTestCase`, :class:`LinkTestCase` and
+:class:`LinkInitializersTestCase` live here; a failed check raises
+:class:`FunctionTestError` or :class:`LinkTestError`.
 
 A test states how to make inputs and what the outputs should be; the base
 class runs the forward, backward and double-backward checks once per entry
@@ -39,6 +41,63 @@ from catena.testing.tolerance import tolerances
 from catena.variable import Variable
 
 _DODGE_TRIALS = 10
+
+
+class _TestError(AssertionError):
+    """A check of a declarative device test failed."""
+
+
+class FunctionTestError(_TestError):
+    """A check of :class:`FunctionTestCase` failed (an :class:`AssertionError`)."""
+
+
+class LinkTestError(_TestError):
+    """A check of :class:`LinkTestCase` or :class:`LinkInitializersTestCase` failed.
+
+    It is an :class:`AssertionError`.
+    """
+
+
+def _contiguousness(array: Any) -> tuple[bool, bool]:
+    flags = getattr(array, 'flags', None)
+    if flags is not None:
+        return bool(flags.c_contiguous), bool(flags.f_contiguous)
+    host = numpy.asarray(array)
+    return bool(host.flags.c_contiguous), bool(host.flags.f_contiguous)
+
+
+def _check_contiguousness(array: Any, expected: str | None) -> None:
+    """Asserts that ``array`` (or a Variable's array) is laid out as ``contiguous`` asks.
+
+    Args:
+        array: An array or a :class:`~catena.Variable`.
+        expected: None: neither C- nor F-contiguous; ``'C'``: C-contiguous.
+            Arrays of at most one element pass either way.
+    """
+    if isinstance(array, Variable):
+        array = array.array
+    if array is None or int(numpy.prod(array.shape)) <= 1:
+        return
+    c_contiguous, f_contiguous = _contiguousness(array)
+    if expected is None:
+        if c_contiguous or f_contiguous:
+            raise AssertionError(f'expected a non-contiguous array; got a '
+                                 f'{"C" if c_contiguous else "F"}-contiguous one of shape '
+                                 f'{array.shape}')
+    elif expected == 'C':
+        if not c_contiguous:
+            raise AssertionError(f'expected a C-contiguous array of shape {array.shape}')
+    else:
+        raise ValueError(f'contiguous must be None or "C"; got {expected!r}')
+
+
+def _check_initializer_type(value: Any, what: str) -> None:
+    """Rejects Variables and Parameters where an initializer or array is expected."""
+    if isinstance(value, InitializerArgument):
+        value = value.argument_value
+    if isinstance(value, Variable):
+        raise TypeError(f'{what} must be an array, a scalar, an initializer or None; got a '
+                        f'{type(value).__name__} (pass its .array instead)')
 
 
 def _numpy_tuple(value: Any, what: str, allow_none: bool = False) -> tuple[Any, ...]:
@@ -108,6 +167,8 @@ class _DeviceTestCase(unittest.TestCase):
     check_backward_options: dict[str, Any] = {}
 
     _option_names: tuple[str, ...] = ('check_forward_options', 'check_backward_options')
+    #: What a failed check raises.
+    _error: type[AssertionError] = AssertionError
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -152,9 +213,15 @@ class _DeviceTestCase(unittest.TestCase):
             context.__enter__()
         try:
             self.before_test(test_name)
-            if getattr(self, skip_flag):
+            if skip_flag and getattr(self, skip_flag):
                 raise unittest.SkipTest(f'{skip_flag} is True')
-            body(backend_config)
+            try:
+                body(backend_config)
+            except _TestError:
+                raise
+            except AssertionError as error:
+                raise self._error(f'{type(self).__name__}.{test_name} on '
+                                  f'{backend_config.name}: {error}') from error
         finally:
             if context is not None:
                 context.__exit__(None, None, None)
@@ -298,6 +365,7 @@ class FunctionTestCase(_DeviceTestCase):
     """
 
     _catena_base = True
+    _error = FunctionTestError
     skip_double_backward_test = False
     check_double_backward_options: dict[str, Any] = {}
     _option_names = ('check_forward_options', 'check_backward_options',
@@ -433,7 +501,64 @@ class FunctionTestCase(_DeviceTestCase):
         self._dodging(attempt)
 
 
-class LinkTestCase(_DeviceTestCase):
+class _LinkTestBase(_DeviceTestCase):
+    """What LinkTestCase and LinkInitializersTestCase share: building the link."""
+
+    _catena_base = True
+    _error = LinkTestError
+    param_names: Any = None
+
+    def generate_params(self) -> tuple[Any, ...]:
+        """Returns the initializers (arrays, scalars or Initializers) for create_link."""
+        return ()
+
+    def create_link(self, initializers: tuple[Any, ...]) -> Any:
+        """Returns a new link on the CPU, built from ``initializers`` (must be implemented)."""
+        raise NotImplementedError(f'{type(self).__name__} must implement create_link()')
+
+    def _link(self, initializers: tuple[Any, ...] | None = None) -> Any:
+        if initializers is None:
+            initializers = self.generate_params()
+            if not isinstance(initializers, tuple):
+                raise TypeError(f'{type(self).__name__}.generate_params() must return a tuple; '
+                                f'got {type(initializers).__name__}')
+            for index, value in enumerate(initializers):
+                _check_initializer_type(value, f'{type(self).__name__}.generate_params()'
+                                               f'[{index}]')
+        dtype = next((array.dtype for array in initializers
+                      if getattr(array, 'dtype', None) is not None and array.dtype.kind == 'f'),
+                     self.dtype)
+        # As in Chainer, an array given as an initializer fills a parameter of
+        # the default dtype, so the parameters take the arrays' dtype from it.
+        if dtype is None:
+            link = self.create_link(initializers)
+        else:
+            with configuration.using_config('dtype', numpy.dtype(dtype)):
+                link = self.create_link(initializers)
+        for attribute in ('namedparams', 'params', 'to_device'):
+            if not callable(getattr(link, attribute, None)):
+                raise TypeError(f'{type(self).__name__}.create_link() must return a link with '
+                                f'{attribute}(); got {type(link).__name__}')
+        for name, param in link.namedparams():
+            if param.array is None:
+                raise ValueError(f'parameter {name!r} of the link is not initialized; '
+                                 'create_link must give every parameter its shape')
+        return link
+
+    def _selected_params(self, link: Any) -> list[Any]:
+        named = [(name.lstrip('/'), param) for name, param in link.namedparams()]
+        if self.param_names is None:
+            return [param for _, param in named]
+        wanted = [name.lstrip('/') for name in self.param_names]
+        table = dict(named)
+        missing = [name for name in wanted if name not in table]
+        if missing:
+            raise ValueError(f'param_names names {missing}, but the link has the parameters '
+                             f'{sorted(table)}')
+        return [table[name] for name in wanted]
+
+
+class LinkTestCase(_LinkTestBase):
     """A declarative test of a link's forward and backward on every device.
 
     Links are checked through a small duck-typed protocol, so that this class
@@ -455,15 +580,6 @@ class LinkTestCase(_DeviceTestCase):
     """
 
     _catena_base = True
-    param_names: Any = None
-
-    def generate_params(self) -> tuple[Any, ...]:
-        """Returns the initializers (arrays, scalars or Initializers) for create_link."""
-        return ()
-
-    def create_link(self, initializers: tuple[Any, ...]) -> Any:
-        """Returns a new link on the CPU, built from ``initializers`` (must be implemented)."""
-        raise NotImplementedError(f'{type(self).__name__} must implement create_link()')
 
     def forward(self, link: Any, inputs: tuple[Variable, ...], device: Any
                 ) -> tuple[Variable, ...]:
@@ -486,28 +602,6 @@ class LinkTestCase(_DeviceTestCase):
 
     # ------------------------------------------------------------ internals
 
-    def _link(self) -> Any:
-        initializers = self.generate_params()
-        dtype = next((array.dtype for array in initializers
-                      if getattr(array, 'dtype', None) is not None and array.dtype.kind == 'f'),
-                     self.dtype)
-        # As in Chainer, an array given as an initializer fills a parameter of
-        # the default dtype, so the parameters take the arrays' dtype from it.
-        if dtype is None:
-            link = self.create_link(initializers)
-        else:
-            with configuration.using_config('dtype', numpy.dtype(dtype)):
-                link = self.create_link(initializers)
-        for attribute in ('namedparams', 'params', 'to_device'):
-            if not callable(getattr(link, attribute, None)):
-                raise TypeError(f'{type(self).__name__}.create_link() must return a link with '
-                                f'{attribute}(); got {type(link).__name__}')
-        for name, param in link.namedparams():
-            if param.array is None:
-                raise ValueError(f'parameter {name!r} of the link is not initialized; '
-                                 'create_link must give every parameter its shape')
-        return link
-
     def _apply(self, link: Any, inputs: tuple[Variable, ...], device: Any
                ) -> tuple[Variable, ...]:
         outputs = self.forward(link, inputs, device)
@@ -515,18 +609,6 @@ class LinkTestCase(_DeviceTestCase):
         if not isinstance(outputs, tuple) or not all(isinstance(y, Variable) for y in outputs):
             raise TypeError(f'{what} must return a tuple of Variables; got {outputs!r}')
         return outputs
-
-    def _selected_params(self, link: Any) -> list[Any]:
-        named = [(name.lstrip('/'), param) for name, param in link.namedparams()]
-        if self.param_names is None:
-            return [param for _, param in named]
-        wanted = [name.lstrip('/') for name in self.param_names]
-        table = dict(named)
-        missing = [name for name in wanted if name not in table]
-        if missing:
-            raise ValueError(f'param_names names {missing}, but the link has the parameters '
-                             f'{sorted(table)}')
-        return [table[name] for name in wanted]
 
     def _test_forward(self, backend_config: BackendConfig) -> None:
         link = self._link()
@@ -575,4 +657,116 @@ class LinkTestCase(_DeviceTestCase):
         self._dodging(attempt)
 
 
-__all__ = ['FunctionTestCase', 'LinkTestCase']
+class InitializerArgument:
+    """A link argument and the initializer it stands for (:class:`LinkInitializersTestCase`).
+
+    Use it when the value passed to the link is not an initializer of its
+    own, such as None meaning "the link's default".
+
+    Args:
+        argument_value: What is passed to :meth:`~LinkInitializersTestCase.create_link`.
+        expected_initializer: The initializer (array, scalar or
+            :class:`~catena.initializer.Initializer`) the parameter should
+            then have been filled with.
+    """
+
+    def __init__(self, argument_value: Any, expected_initializer: Any) -> None:
+        if expected_initializer is None:
+            raise ValueError('expected_initializer of InitializerArgument must not be None')
+        self.argument_value = argument_value
+        self.expected_initializer = expected_initializer
+
+    def __repr__(self) -> str:
+        return (f'InitializerArgument({self.argument_value!r}, '
+                f'{self.expected_initializer!r})')
+
+
+def _expected_parameter(initializer: Any, shape: tuple[int, ...], dtype: Any) -> numpy.ndarray:
+    """The array a parameter of ``shape`` and ``dtype`` should hold after ``initializer``."""
+    if initializer is None:
+        raise ValueError('cannot tell what None initializes a parameter to; give '
+                         'InitializerArgument(None, expected_initializer)')
+    if isinstance(initializer, (int, float, numpy.number, numpy.bool_)):
+        return numpy.full(shape, initializer, dtype=dtype)
+    if hasattr(initializer, 'shape') and hasattr(initializer, 'dtype'):
+        return numpy.broadcast_to(_host(initializer), shape).astype(dtype)
+    if callable(initializer):
+        array = numpy.empty(shape, dtype=dtype)
+        initializer(array)
+        return array
+    raise TypeError(f'an initializer must be an array, a scalar or a callable initializer; '
+                    f'got {type(initializer).__name__}')
+
+
+class LinkInitializersTestCase(_LinkTestBase):
+    """A declarative test that a link fills its parameters as its initializers say.
+
+    Implement :meth:`create_link`, :meth:`generate_params` (one value per
+    name in ``param_names``) and :meth:`get_initializers`. The class gets
+    ``test_initializers__<device>``: for each parameter and each of its
+    initializers, the link is built with that initializer (the other
+    parameters take :meth:`generate_params`' values), sent to the device,
+    and the parameter is compared with what the initializer gives on the
+    CPU. Initializers should be deterministic (constants, arrays); use
+    :class:`InitializerArgument` for arguments such as None whose effect
+    is another initializer. A mismatch raises :class:`LinkTestError`;
+    Variables or Parameters given as initializers raise :exc:`TypeError`.
+
+    Attributes:
+        param_names: The names of the initialized parameters, in the order
+            of :meth:`generate_params` (required).
+        check_initializers_options: Options of
+            :func:`~catena.testing.assert_allclose`.
+    """
+
+    _catena_base = True
+    check_initializers_options: dict[str, Any] = {}
+    _option_names = ('check_forward_options', 'check_backward_options',
+                     'check_initializers_options')
+
+    def get_initializers(self) -> tuple[Any, ...]:
+        """Returns, for each name in ``param_names``, an iterable of initializers to try."""
+        raise NotImplementedError(f'{type(self).__name__} must implement get_initializers()')
+
+    def test_initializers(self, backend_config: BackendConfig) -> None:
+        """Checks every initializer of every parameter on the device."""
+        self._run(backend_config, 'test_initializers', '', self._test_initializers)
+
+    def _test_initializers(self, backend_config: BackendConfig) -> None:
+        if self.param_names is None:
+            raise ValueError(f'{type(self).__name__} must set param_names')
+        names = list(self.param_names)
+        per_param = [list(initializers) for initializers in self.get_initializers()]
+        if len(per_param) != len(names):
+            raise ValueError(f'get_initializers() gave {len(per_param)} lists of initializers '
+                             f'for the {len(names)} parameters {names}')
+        for index, initializers in enumerate(per_param):
+            for initializer in initializers:
+                _check_initializer_type(initializer, f'get_initializers()[{index}] entry')
+                self._check_one(backend_config, index, initializer)
+
+    def _check_one(self, backend_config: BackendConfig, index: int, initializer: Any) -> None:
+        if isinstance(initializer, InitializerArgument):
+            argument, expected_initializer = (initializer.argument_value,
+                                              initializer.expected_initializer)
+        else:
+            argument = expected_initializer = initializer
+        values = list(self.generate_params())
+        for position, value in enumerate(values):
+            _check_initializer_type(value, f'generate_params()[{position}]')
+        values[index] = argument
+        link = self._link(tuple(values))
+        link.to_device(backend_config.device)
+        parameter = self._selected_params(link)[index]
+        actual = _host(parameter.array)
+        expected = _expected_parameter(expected_initializer, actual.shape, actual.dtype)
+        try:
+            assert_allclose(actual, expected, **self.check_initializers_options)
+        except AssertionError as error:
+            raise AssertionError(f'parameter {self.param_names[index]!r} initialized with '
+                                 f'{initializer!r} on {backend_config.name} differs from what '
+                                 f'the initializer gives:\n{error}') from None
+
+
+__all__ = ['FunctionTestCase', 'FunctionTestError', 'InitializerArgument',
+           'LinkInitializersTestCase', 'LinkTestCase', 'LinkTestError']

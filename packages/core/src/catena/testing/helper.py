@@ -1,11 +1,13 @@
-"""Skipping tests by installed versions, and ``mock.patch`` with autospec (``testing.helper``)."""
+"""Skipping tests by installed versions, ``mock.patch`` with autospec and ``assert_warns``."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import re
 import unittest
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 from unittest import mock
 
@@ -157,4 +159,54 @@ def patch(target: str, *args: Any, **kwargs: Any) -> Any:
     return mock.patch(target, *args, **kwargs)
 
 
-__all__ = ['is_satisfied', 'patch', 'with_requires', 'without_requires']
+@contextlib.contextmanager
+def assert_warns(expected: type[Warning]) -> Iterator[list[warnings.WarningMessage]]:
+    """Asserts that the ``with`` block issues a warning of category ``expected``.
+
+    Every warning is recorded inside the block (filters that would hide or
+    turn it into an error do not apply there).
+
+    Args:
+        expected: The warning class; subclasses count too.
+
+    Yields:
+        list: The recorded :class:`warnings.WarningMessage` objects.
+
+    Raises:
+        AssertionError: When no such warning was issued.
+
+    .. admonition:: Example
+
+        >>> with testing.assert_warns(DeprecationWarning):
+        ...     warnings.warn('old', DeprecationWarning)
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        yield caught
+    if not any(issubclass(w.category, expected) for w in caught):
+        seen = ', '.join(sorted({w.category.__name__ for w in caught})) or 'none'
+        raise AssertionError(f'{expected.__name__} was not issued (warnings issued: {seen})')
+
+
+def run_module(name: str, file: str) -> None:
+    """Runs the tests of one file with pytest when that file is executed as a script.
+
+    Put ``testing.run_module(__name__, __file__)`` at the end of a test file:
+    importing the file (as pytest does) does nothing, and ``python
+    test_foo.py`` runs its tests and exits with pytest's status.
+
+    Args:
+        name: The file's ``__name__``.
+        file: The file's ``__file__``.
+    """
+    if name != '__main__':
+        return
+    import sys
+
+    import pytest
+
+    sys.exit(pytest.main([file, '-v']))
+
+
+__all__ = ['assert_warns', 'is_satisfied', 'patch', 'run_module', 'with_requires',
+           'without_requires']

@@ -1,7 +1,7 @@
 """catena's pytest plugin (registered through the ``pytest11`` entry point).
 
-* Registers the markers ``gpu`` (``gpu(n)`` for n GPUs), ``cudnn``, ``ideep``
-  and ``slow``.
+* Registers the markers ``gpu`` (``gpu(n)`` for n GPUs), ``cudnn``, ``ideep``,
+  ``chainerx`` and ``slow``.
 * ``--catena-devices=@numpy,@fake`` (or ``CATENA_TEST_DEVICES``) restricts
   the device matrix: tests generated for other devices are deselected. A
   bare prefix selects every index (``@cupy`` selects ``@cupy:0`` and
@@ -29,6 +29,7 @@ _MARKERS = (
     'CATENA_TEST_GPU_LIMIT is lower',
     'cudnn: needs cuDNN',
     'ideep: needs catena-intel64 (oneDNN)',
+    'chainerx: needs ChainerX (never available in catena)',
     'slow: takes more than a few seconds',
 )
 

@@ -13,11 +13,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from catena.utils import conv
+from catena.utils.conv import get_conv_outsize, get_deconv_outsize
 
 __all__ = [
     'as_tuple', 'col2im_nd', 'col2im_nd_cpu', 'col2im_nd_gpu', 'im2col_nd', 'im2col_nd_cpu',
-    'im2col_nd_gpu',
+    'get_conv_outsize', 'get_deconv_outsize', 'im2col_nd_gpu',
 ]
+
+
+class _LengthError(ValueError, AssertionError):
+    """A sequence of the wrong length (an AssertionError too, as Chainer raised)."""
 
 
 def as_tuple(x: Any, n: int) -> tuple[Any, ...]:
@@ -28,7 +33,8 @@ def as_tuple(x: Any, n: int) -> tuple[Any, ...]:
         n: The length.
 
     Raises:
-        ValueError: If a sequence of another length is given.
+        ValueError: If a sequence of another length is given (the error is
+            also an ``AssertionError``, which Chainer raised).
 
     .. admonition:: Example
 
@@ -39,7 +45,7 @@ def as_tuple(x: Any, n: int) -> tuple[Any, ...]:
     if isinstance(x, Sequence):
         x = tuple(x)
         if len(x) != n:
-            raise ValueError(f'expected an int or a sequence of length {n}; got {x!r}')
+            raise _LengthError(f'expected an int or a sequence of length {n}; got {x!r}')
         return x
     return (x,) * n
 
@@ -105,8 +111,15 @@ def col2im_nd_cpu(col: Any, stride: Sequence[int], pad: Sequence[int], dims: Seq
 
     Returns:
         An array ``(n, c, *dims)`` (possibly a view into a padded buffer).
+
+    Raises:
+        ValueError: If ``col`` or a parameter does not match ``len(dims)``
+            (also an ``AssertionError``, which Chainer raised).
     """
     nd = len(dims)
+    if col.ndim != 2 + 2 * nd:
+        raise _LengthError(f'col must have {2 + 2 * nd} dimensions (n, c, *ksize, *outs) for '
+                           f'{nd} spatial dimensions; got shape {tuple(col.shape)}')
     return conv.col2im_nd_generic(col, as_tuple(stride, nd), as_tuple(pad, nd), tuple(dims),
                                   as_tuple(dilate, nd))
 

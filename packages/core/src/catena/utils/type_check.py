@@ -58,6 +58,10 @@ class InvalidType(Exception):
         return type(self), (self.expect, self.actual, self.msg)
 
 
+class _NotASequenceError(TypeError, AssertionError):
+    """A non-sequence where arrays were expected (Chainer asserted it)."""
+
+
 class _ExprToBoolError(RuntimeError):
     """Raised when an :class:`Expr` is used where Python needs a bool."""
 
@@ -76,8 +80,8 @@ class _EvaluationError(Exception):
         return text
 
 
-# Operator precedence, loosest first, as in Python's grammar.
-_COMPARE, _OR, _XOR, _AND, _SHIFT, _ADD, _MUL, _UNARY, _POW, _ATOM = range(1, 11)
+# Operator precedence, loosest first, as in Python's grammar (Chainer's numbers).
+_COMPARE, _OR, _XOR, _AND, _SHIFT, _ADD, _MUL, _UNARY, _POW, _ATOM = range(-1, 9)
 
 
 def _render(value: Any, top: bool = False) -> str:
@@ -104,6 +108,10 @@ def _render(value: Any, top: bool = False) -> str:
         module = value.__module__.partition('.')[0]
         return value.__qualname__ if module == 'builtins' else f'{module}.{value.__qualname__}'
     return '...' if value is Ellipsis else repr(value)
+
+
+#: Chainer's name of :func:`_render`.
+_repr = _render
 
 
 def _render_key(key: Any) -> str:
@@ -177,6 +185,11 @@ class Expr:
     def _eval(self) -> Any:
         raise NotImplementedError
 
+    @property
+    def priority(self) -> int:
+        """The precedence of the outermost operator (an atom binds tightest)."""
+        return self._priority
+
     def eval(self) -> Any:
         """Computes the value of the expression.
 
@@ -184,13 +197,19 @@ class Expr:
             The value, e.g. an int for ``x.shape[0]``.
 
         Raises:
-            InvalidType: If a part cannot be computed (e.g. ``x.shape[3]`` of
-                a 2-dimensional ``x``).
+            Exception: The error of the part that cannot be computed (e.g. an
+                ``IndexError`` for ``x.shape[3]`` of a 2-dimensional ``x``),
+                with a note naming the expression; :func:`type_check.eval
+                <eval>` raises an :class:`InvalidType` instead.
         """
         try:
             return self._eval()
         except _EvaluationError as error:
-            raise InvalidType(str(self), error.describe()) from error.error
+            cause = error.error
+            if hasattr(cause, 'add_note'):
+                cause.add_note(f'while evaluating the type-check expression {self}: '
+                               f'{error.describe()}')
+            raise cause from None
 
     def __getattr__(self, name: str) -> GetAttr:
         # Private and special names never build trees, so that copy, pickle,
@@ -206,7 +225,7 @@ class Expr:
         return Call(self, args)
 
     def __len__(self) -> int:
-        return len(self.eval())
+        return len(eval(self))
 
     def __iter__(self) -> Iterator[GetItem]:
         # Lets `n, c, h, w = x_type.shape` work in full mode.
@@ -314,18 +333,21 @@ class GetAttr(Atom):
 
     __slots__ = ('_obj', '_name')
 
-    def __init__(self, obj: Any, name: str) -> None:
+    def __init__(self, obj: Any, name: Any) -> None:
         super().__init__()
         self._obj = _as_expr(obj)
         self._name = name
 
     def __str__(self) -> str:
-        return f'{_operand(self._obj, _ATOM, False)}.{self._name}'
+        name = self._name.value if isinstance(self._name, Constant) else self._name
+        if isinstance(name, str) and name.isidentifier():
+            return f'{_operand(self._obj, _ATOM, False)}.{name}'
+        return f'getattr({self._obj}, {_render(self._name)})'
 
     def _eval(self) -> Any:
         obj = self._obj._eval()
         try:
-            return getattr(obj, self._name)
+            return getattr(obj, _evaluate(self._name))
         except Exception as error:
             raise _EvaluationError(self, error, obj) from error
 
@@ -576,9 +598,14 @@ def get_types(data: Sequence[Any], name: str, accept_none: bool,
         TypeInfoTuple: One :class:`Variable` per array.
 
     Raises:
+        TypeError: If ``data`` is not a sequence (the error is also an
+            ``AssertionError``, which Chainer raised).
         InvalidType: If an element is not an array, or is None while
             ``accept_none`` is false.
     """
+    if not isinstance(data, Sequence) or isinstance(data, str):
+        raise _NotASequenceError(
+            f'get_types expects a sequence of arrays, got {_render(type(data))}')
     data = tuple(data)
     if shapes is not None and len(shapes) != len(data):
         raise ValueError(f'got {len(shapes)} shapes for {len(data)} arrays')
@@ -652,7 +679,7 @@ def expect(*bool_exprs: Any) -> None:
         if isinstance(condition, Testable):
             condition.expect()
         elif isinstance(condition, Expr):
-            value = condition.eval()
+            value = eval(condition)
             if not value:
                 raise InvalidType(str(condition), _render(value))
         elif not condition:
@@ -672,9 +699,7 @@ def eval(exp: Any) -> Any:
     Raises:
         InvalidType: If the expression cannot be evaluated.
     """
-    if isinstance(exp, Expr):
-        return exp.eval()
-    if isinstance(exp, (tuple, list)) and _contains_expr(exp):
+    if isinstance(exp, Expr) or isinstance(exp, (tuple, list)) and _contains_expr(exp):
         try:
             return _evaluate(exp)
         except _EvaluationError as error:

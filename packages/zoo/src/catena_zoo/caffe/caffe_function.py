@@ -16,6 +16,10 @@ from catena_zoo.caffe.errors import (
     UnsupportedCaffeLayerWarning,
 )
 
+#: The module of Caffe's protobuf messages (``caffe_pb.NetParameter``), under
+#: the name Chainer's ``chainer.links.caffe.caffe_function`` gave it.
+caffe_pb = _schema
+
 
 class CaffeFunction(link.Chain):
     """Caffe emulator built from a binary ``.caffemodel`` file.

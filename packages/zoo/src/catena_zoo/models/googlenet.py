@@ -18,8 +18,9 @@ import catena.links as L
 from catena import serializers
 from catena_zoo.caffe import CaffeFunction
 from catena_zoo.models import _common, _weights, imagenet
+from catena_zoo.models.imagenet import available
 
-__all__ = ['GoogLeNet', 'prepare']
+__all__ = ['GoogLeNet', 'available', 'prepare']
 
 # The published file is served over plain HTTP only; the pinned SHA-1 guards it.
 _PUBLISHED = _weights.PublishedWeights(

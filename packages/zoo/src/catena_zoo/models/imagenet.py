@@ -11,12 +11,17 @@ modules do.
 from __future__ import annotations
 
 import functools
+import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
 import numpy
 
 import catena
+
+#: Whether Pillow is installed: ``prepare`` needs it to read PIL images and to
+#: resize (the ``available`` flag of Chainer's vision model modules).
+available: bool = importlib.util.find_spec('PIL') is not None
 
 #: BGR means subtracted by :func:`catena_zoo.models.vgg.prepare`.
 VGG_MEAN_BGR = (103.939, 116.779, 123.68)

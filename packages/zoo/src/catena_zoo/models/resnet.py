@@ -21,9 +21,10 @@ import catena.links as L
 from catena import link, serializers
 from catena_zoo.caffe import CaffeFunction
 from catena_zoo.models import _common, _weights, imagenet
+from catena_zoo.models.imagenet import available
 
 __all__ = ['BottleneckA', 'BottleneckB', 'BuildingBlock', 'ResNet50Layers', 'ResNet101Layers',
-           'ResNet152Layers', 'ResNetLayers', 'prepare']
+           'ResNet152Layers', 'ResNetLayers', 'available', 'prepare']
 
 _BLOCKS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3)}
 _HOMEPAGE = 'https://github.com/KaimingHe/deep-residual-networks'

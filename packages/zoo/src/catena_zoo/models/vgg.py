@@ -18,6 +18,7 @@ import catena.links as L
 from catena import serializers
 from catena_zoo.caffe import CaffeFunction
 from catena_zoo.models import _common, _weights, imagenet
+from catena_zoo.models.imagenet import available
 
 _N_CONVS = {16: (2, 2, 3, 3, 3), 19: (2, 2, 4, 4, 4)}
 _HOMEPAGE = 'https://www.robots.ox.ac.uk/~vgg/research/very_deep/'
@@ -185,4 +186,4 @@ class VGG19Layers(VGGLayers):
         super().__init__(pretrained_model, 19)
 
 
-__all__ = ['VGG16Layers', 'VGG19Layers', 'VGGLayers', 'prepare']
+__all__ = ['VGG16Layers', 'VGG19Layers', 'VGGLayers', 'available', 'prepare']

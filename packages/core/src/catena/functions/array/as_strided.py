@@ -24,6 +24,43 @@ def _int_tuple(value: Any, name: str) -> tuple[int, ...]:
     raise TypeError(f'{name} must be a tuple of ints; got {value!r}')
 
 
+def _bounds(shape: tuple[int, ...], strides: tuple[int, ...], storage_offset: int
+            ) -> tuple[int, int] | None:
+    """The smallest and largest storage index a view reads (None when it is empty)."""
+    if not all(shape):
+        return None
+    reach = [(dim - 1) * stride for dim, stride in zip(shape, strides)]
+    low = storage_offset + sum(r for r in reach if r < 0)
+    high = storage_offset + sum(r for r in reach if r > 0)
+    if low < 0:
+        raise ValueError(
+            f'as_strided with shape {shape}, strides {strides} and storage_offset '
+            f'{storage_offset} reads before the first element (index {low})')
+    return low, high
+
+
+def _stride_array(x: Any, shape: tuple[int, ...], strides: tuple[int, ...],
+                  storage_offset: int) -> Any:
+    """The array behind :func:`as_strided`: a view of ``x``'s elements in C order.
+
+    ``strides`` and ``storage_offset`` count elements. Raises ValueError when
+    the view would read outside ``x``.
+    """
+    shape, strides = tuple(shape), tuple(strides)
+    bounds = _bounds(shape, strides, storage_offset)
+    if bounds is not None and bounds[1] >= x.size:
+        raise ValueError(
+            f'as_strided with shape {shape}, strides {strides} and storage_offset '
+            f'{storage_offset} reads element {bounds[1]} of an array of {x.size}')
+    xp = backend.get_array_module(x)
+    storage = xp.ascontiguousarray(x).ravel()
+    itemsize = x.dtype.itemsize
+    byte_strides = tuple(stride * itemsize for stride in strides)
+    # Negative strides may step back from the origin into the storage, never before it.
+    origin = storage[storage_offset:] if storage.size else storage
+    return xp.lib.stride_tricks.as_strided(origin, shape, byte_strides)
+
+
 class AsStrided(FunctionNode):
     """Reads ``x`` (in C order) as a view of ``shape`` and ``strides`` (in elements)."""
 
@@ -42,17 +79,7 @@ class AsStrided(FunctionNode):
         if any(dim < 0 for dim in self.shape):
             raise ValueError(f'shape must not contain negative sizes; got {self.shape}')
         # The smallest and largest element index the view reads (None: it is empty).
-        self._bounds: tuple[int, int] | None = None
-        if all(self.shape):
-            reach = [(dim - 1) * stride for dim, stride in zip(self.shape, self.strides)]
-            low = self.storage_offset + sum(r for r in reach if r < 0)
-            high = self.storage_offset + sum(r for r in reach if r > 0)
-            if low < 0:
-                raise ValueError(
-                    f'as_strided with shape {self.shape}, strides {self.strides} and '
-                    f'storage_offset {self.storage_offset} reads before the first element '
-                    f'(index {low})')
-            self._bounds = (low, high)
+        self._bounds = _bounds(self.shape, self.strides, self.storage_offset)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ('x',))
@@ -63,11 +90,7 @@ class AsStrided(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._in_shape = x.shape
-        xp = backend.get_array_module(x)
-        storage = x.ravel()[self.storage_offset:]
-        itemsize = x.dtype.itemsize
-        strides = tuple(stride * itemsize for stride in self.strides)
-        return xp.lib.stride_tricks.as_strided(storage, self.shape, strides),
+        return _stride_array(x, self.shape, self.strides, self.storage_offset),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         return AsStridedGrad(self._in_shape, self.shape, self.strides,

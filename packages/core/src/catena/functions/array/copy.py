@@ -53,7 +53,7 @@ def copy(x: Any, dst: Any) -> Variable:
         >>> x = catena.Variable(np.array([1.0, 2.0], dtype=np.float32))
         >>> y = F.copy(x, -1)
         >>> y.device
-        <CpuDevice @numpy>
+        <CpuDevice (numpy)>
     """
     in_device = backend.get_device_from_array(x)
     return Copy(in_device, dst).apply((x,))[0]

@@ -23,7 +23,7 @@ class LinearFunction(FunctionNode):
         x_type, w_type = in_types[0], in_types[1]
         type_check.expect(
             x_type.dtype.kind == 'f',
-            w_type.dtype == x_type.dtype,
+            w_type.dtype.kind == 'f',
             x_type.ndim == 2,
             w_type.ndim == 2,
             x_type.shape[1] == w_type.shape[1],
@@ -41,6 +41,8 @@ class LinearFunction(FunctionNode):
         x, W = inputs[0], inputs[1]
         # One GEMM; BLAS reads the transposed view of W in place.
         y = backend.get_array_module(x).dot(x, W.T)
+        # As in Chainer, W may have another float dtype; y has x's.
+        y = y.astype(x.dtype, copy=False)
         if len(inputs) == 3:
             y += inputs[2]
         return y,
@@ -52,10 +54,18 @@ class LinearFunction(FunctionNode):
         if 0 in indexes:
             ret.append(LinearGradData().apply((W, gy))[0])
         if 1 in indexes:
-            ret.append(LinearGradWeight().apply((x, gy))[0])
+            ret.append(_as_dtype(LinearGradWeight().apply((x, gy))[0], W.dtype))
         if 2 in indexes:
             ret.append(_sum(gy, axis=0))
         return tuple(ret)
+
+
+def _as_dtype(gradient: Variable, dtype: Any) -> Variable:
+    if gradient.dtype == dtype:
+        return gradient
+    from catena.functions.array.cast import cast
+
+    return cast(gradient, dtype)
 
 
 class LinearGradData(FunctionNode):
@@ -64,14 +74,15 @@ class LinearGradData(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         W, gy = inputs
-        return backend.get_array_module(gy).dot(gy, W),
+        # gx has gy's (that is x's) dtype even when W has another one.
+        return backend.get_array_module(gy).dot(gy, W).astype(gy.dtype, copy=False),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         W, gy = self.get_retained_inputs()
         ggx, = grad_outputs
         ret: list[Any] = []
         if 0 in indexes:
-            ret.append(LinearGradWeight().apply((ggx, gy))[0])
+            ret.append(_as_dtype(LinearGradWeight().apply((ggx, gy))[0], W.dtype))
         if 1 in indexes:
             ret.append(LinearFunction().apply((ggx, W))[0])
         return tuple(ret)
@@ -102,7 +113,8 @@ def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
     The leading ``n_batch_axes`` axes of ``x`` are batch axes; the remaining
     axes are flattened into the feature axis, whose length must be
     ``W.shape[1]``. The output has shape
-    ``x.shape[:n_batch_axes] + (W.shape[0],)``.
+    ``x.shape[:n_batch_axes] + (W.shape[0],)`` and the dtype of ``x``;
+    ``W`` may have another floating-point dtype (its gradient has its own).
 
     Args:
         x: Input of shape ``(s_1, ..., s_n, in_size...)``.
@@ -115,7 +127,8 @@ def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
 
     Raises:
         ValueError: If ``n_batch_axes`` is not positive or not less than ``x.ndim``.
-        InvalidType: If the dtypes or the feature sizes do not match.
+        InvalidType: If a dtype is not floating point, ``b``'s differs from
+            ``x``'s, or the feature sizes do not match.
 
     .. admonition:: Example
 

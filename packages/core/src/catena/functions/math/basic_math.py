@@ -77,7 +77,11 @@ class Add(FunctionNode):
         return '_ + _'
 
     def check_type_forward(self, in_types: Any) -> None:
-        _check_arithmetic(in_types)
+        # Any dtype, as in Chainer: integer gradients are summed with ``+`` too.
+        type_check._argname(in_types, ('lhs', 'rhs'))
+        lhs, rhs = in_types
+        type_check.expect(lhs.dtype == rhs.dtype)
+        type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x0, x1 = inputs
@@ -349,6 +353,16 @@ class MatMulVarVar(MatMul):
         return '_ @ _'
 
 
+def _convert_value_to_string(value: Any) -> str:
+    """How a constant operand appears in a label: ``2``, ``(-2.0)`` or ``constant array``."""
+    if isinstance(value, Variable):
+        value = value.array
+    if numpy.isscalar(value):
+        number: Any = value.item() if isinstance(value, numpy.generic) else value
+        return f'({number})' if number < 0 else str(number)
+    return 'constant array'
+
+
 def _constant_label(value: Any) -> str:
     if numpy.isscalar(value):
         return str(value)
@@ -458,6 +472,19 @@ def _rdiv(self: Variable, lhs: Any) -> Variable:
     return DivFromConstant(lhs).apply((self,))[0]
 
 
+def _floordiv(self: Variable, rhs: Any) -> Variable:
+    # ``x // y`` is ``floor(x / y)``, as in Chainer (no gradient flows through floor).
+    from catena.functions.math.floor import floor
+
+    return floor(_div(self, rhs))
+
+
+def _rfloordiv(self: Variable, lhs: Any) -> Variable:
+    from catena.functions.math.floor import floor
+
+    return floor(_rdiv(self, lhs))
+
+
 def _pow(self: Variable, rhs: Any) -> Variable:
     rhs = _operand(self, rhs, '**')
     if isinstance(rhs, Variable):
@@ -494,6 +521,7 @@ def install_variable_operators(variable_class: type) -> None:
         '__sub__': _sub, '__rsub__': _rsub,
         '__mul__': _mul, '__rmul__': _mul,
         '__truediv__': _div, '__rtruediv__': _rdiv,
+        '__floordiv__': _floordiv, '__rfloordiv__': _rfloordiv,
         '__pow__': _pow, '__rpow__': _rpow,
         '__matmul__': _matmul, '__rmatmul__': _rmatmul,
     }

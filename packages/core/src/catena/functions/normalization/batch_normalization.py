@@ -293,9 +293,12 @@ class FixedBatchNormalization(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ('x', 'gamma', 'beta', 'mean', 'var'))
         x_type, gamma_type, beta_type, mean_type, var_type = in_types
-        type_check.expect(x_type.dtype.kind == 'f', gamma_type.dtype.kind == 'f')
-        for other in (beta_type, mean_type, var_type):
-            type_check.expect(other.dtype == gamma_type.dtype, other.shape == gamma_type.shape)
+        type_check.expect(x_type.dtype.kind == 'f')
+        # As in Chainer, each of gamma, beta, mean and var may have its own
+        # float dtype (float16 running averages with float32 gamma, say); the
+        # gradient of each comes back in its dtype.
+        for other in (gamma_type, beta_type, mean_type, var_type):
+            type_check.expect(other.dtype.kind == 'f', other.shape == gamma_type.shape)
         _common.expect_channel_shapes(x_type, gamma_type, self.axis,
                                       'fixed_batch_normalization')
 
@@ -319,7 +322,9 @@ class FixedBatchNormalization(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         x, gamma, mean, var = self.get_retained_inputs()
         node = FixedBatchNormalizationGrad(self.eps, self.view, self.inv_std)
-        return node.apply((x, gamma, mean, var, grad_outputs[0]))
+        gx, ggamma, gbeta, gmean, gvar = node.apply((x, gamma, mean, var, grad_outputs[0]))
+        assert self.inputs is not None  # set by apply(), which runs before backward
+        return gx, ggamma, _common.cast(gbeta, self.inputs[2].dtype), gmean, gvar
 
 
 class FixedBatchNormalizationGrad(FunctionNode):
@@ -355,8 +360,8 @@ class FixedBatchNormalizationGrad(FunctionNode):
         shape, pdtype = gamma.shape, gamma.dtype
         return (view.from3d(gx.astype(x.dtype, copy=False)),
                 ggamma.astype(pdtype).reshape(shape), gbeta.astype(pdtype).reshape(shape),
-                (-gamma_s * gbeta).astype(pdtype).reshape(shape),
-                (-0.5 * gamma_s * s * ggamma).astype(pdtype).reshape(shape))
+                (-gamma_s * gbeta).astype(mean.dtype).reshape(shape),
+                (-0.5 * gamma_s * s * ggamma).astype(var.dtype).reshape(shape))
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         x, gamma, mean, var, gy = self.get_retained_inputs()

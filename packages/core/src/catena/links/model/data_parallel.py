@@ -227,7 +227,7 @@ def _resolve_devices(devices: Any) -> tuple[Device, ...]:
     for index, spec in enumerate(devices):
         try:
             resolved.append(backend.get_device(spec))
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError, RuntimeError) as error:
             raise type(error)(f'devices[{index}]: {error}') from error
     return tuple(resolved)
 

@@ -9,7 +9,7 @@ import re
 import stat
 import string
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy
@@ -90,6 +90,11 @@ def find_snapshot_files(pattern: str, outdir: str) -> list[str]:
     Returns:
         The file names relative to ``outdir``, oldest first.
     """
+    return [name for _, name in _snapshot_entries(pattern, outdir)]
+
+
+def _snapshot_entries(pattern: str, outdir: str) -> list[tuple[float, str]]:
+    """``(modification time, name)`` of each file :func:`find_snapshot_files` lists."""
     head, tail = os.path.split(pattern)
     folder = os.path.join(outdir, head)
     regex = _name_regex(tail)
@@ -108,13 +113,28 @@ def find_snapshot_files(pattern: str, outdir: str) -> list[str]:
         except FileNotFoundError:
             continue  # removed meanwhile
         if stat.S_ISREG(status.st_mode):
-            found.append((status.st_mtime_ns, _natural_key(name), name))
+            found.append((status.st_mtime_ns, _natural_key(name), name, status.st_mtime))
     found.sort()
-    return [os.path.join(head, name) for _, _, name in found]
+    return [(mtime, os.path.join(head, name)) for _, _, name, mtime in found]
+
+
+# Chainer's internal names for the same searches.
+def _find_snapshot_files(pattern: str, outdir: str) -> list[tuple[float, str]]:
+    return _snapshot_entries(pattern, outdir)
+
+
+def _find_latest_snapshot(pattern: str, outdir: str) -> str | None:
+    names = find_snapshot_files(pattern, outdir)
+    return names[-1] if names else None
+
+
+def _find_stale_snapshots(pattern: str, outdir: str, n_retains: int) -> Iterator[str]:
+    names = find_snapshot_files(pattern, outdir)
+    yield from names[:max(len(names) - n_retains, 0)]
 
 
 def _remove_stale_snapshots(pattern: str, outdir: str, n_retains: int) -> None:
-    for name in find_snapshot_files(pattern, outdir)[:-n_retains]:
+    for name in _find_stale_snapshots(pattern, outdir, n_retains):
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(outdir, name))
 
