@@ -215,7 +215,7 @@ def chainer_suite(session: nox.Session) -> None:
     ``nox -s chainer-suite`` runs ``--select quick`` (what CI runs) and compares
     each group's passed count with ``.ci/chainer-suite-floor.json``.
     ``nox -s chainer-suite -- --raise-floor`` raises the floor to this run's
-    counts where they are higher (a floor is never lowered). Skips when
+    counts less 0.5% where that is higher (a floor is never lowered). Skips when
     ``../shared/chainer-suite`` is absent.
     """
     import json
@@ -239,7 +239,10 @@ def chainer_suite(session: nox.Session) -> None:
     below = [f"{group}: {passed.get(group, 0)} passed, floor {minimum}"
              for group, minimum in sorted(floor.items()) if passed.get(group, 0) < minimum]
     if raise_floor:
-        raised = {group: max(count, floor.get(group, 0)) for group, count in passed.items()}
+        # Chainer's tests draw random inputs; 0.5% of slack keeps a rare
+        # tolerance miss from failing CI.
+        raised = {group: max(count - count // 200, floor.get(group, 0))
+                  for group, count in passed.items()}
         raised.update({g: m for g, m in floor.items() if g not in raised})
         CHAINER_SUITE_FLOOR.write_text(json.dumps(
             {"select": "quick", "passed": dict(sorted(raised.items()))}, indent=1) + "\n")

@@ -678,43 +678,37 @@ def test_save_npz_rejects_a_non_file():
 
 
 
+class _SummaryHolder:
+    """An object whose serialize() asks for keys named by a value it loads."""
+
+    def __init__(self):
+        from catena import reporter
+
+        self.summary = reporter.DictSummary()
+
+    def serialize(self, serializer):
+        self.summary.serialize(serializer['summary'])
+
+
 def test_keys_chosen_from_loaded_values_load_strictly(tmp_path):
-    from catena import reporter
-
-    class Holder:
-        def __init__(self):
-            self.summary = reporter.DictSummary()
-
-        def serialize(self, serializer):
-            self.summary.serialize(serializer['summary'])
-
-    saved = Holder()
+    saved = _SummaryHolder()
     saved.summary.add({'a': 1.0, 'b': 2.0})
     saved.summary.add({'a': 3.0})
     serializers.save_npz(str(tmp_path / 's.npz'), saved)
-    loaded = Holder()
+    loaded = _SummaryHolder()
     serializers.load_npz(str(tmp_path / 's.npz'), loaded)
     assert loaded.summary.compute_mean() == {'a': 2.0, 'b': 2.0}
 
 
 def test_a_bad_value_under_a_key_chosen_from_loaded_values_changes_nothing(tmp_path):
-    from catena import reporter
-
-    class Holder:
-        def __init__(self):
-            self.summary = reporter.DictSummary()
-
-        def serialize(self, serializer):
-            self.summary.serialize(serializer['summary'])
-
-    saved = Holder()
+    saved = _SummaryHolder()
     saved.summary.add({'a': 1.0, 'b': 2.0})
     serializers.save_npz(str(tmp_path / 's.npz'), saved)
     stored = dict(np.load(str(tmp_path / 's.npz')))
     # Only a load that follows the stored names asks for this key.
     stored['summary/_summaries/1/_n'] = np.array('not a count')
     np.savez(str(tmp_path / 'bad.npz'), **stored)
-    target = Holder()
+    target = _SummaryHolder()
     target.summary.add({'c': 5.0})
     with pytest.raises(serializers.KeyMismatchError, match='_summaries/1/_n'):
         serializers.load_npz(str(tmp_path / 'bad.npz'), target)

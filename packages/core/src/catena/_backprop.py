@@ -490,6 +490,19 @@ def _check_grad_matches(func: Any, index: int, node: VariableNode, gx: Any) -> N
                          f'grad: {array.shape} != data: {node.shape}')
 
 
+def check_returned_gradient(func: Any, index: int, gx: Any,
+                            shape: tuple[int, ...] | None) -> None:
+    """Debug mode's check of one gradient a backward method returned for input ``index``."""
+    if not isinstance(gx, Variable):
+        raise ValueError(
+            f'type of gradients returned from backward is incorrect: {func.label} '
+            f'returned a {type(gx).__name__} for input {index}; expected a Variable')
+    if shape is not None and gx.shape != shape:
+        raise ValueError(
+            f'shape of gradients returned from backward is incorrect: {func.label} '
+            f'returned {gx.shape} for input {index} of shape {shape}')
+
+
 def _debug_check_gradients(func: Any, target_indexes: tuple[int, ...],
                            in_nodes: tuple[VariableNode, ...], gxs: Any,
                            grads: dict[VariableNode, Any]) -> None:
@@ -497,15 +510,8 @@ def _debug_check_gradients(func: Any, target_indexes: tuple[int, ...],
     for index, gx in zip(target_indexes, gxs):
         if gx is None:
             continue
-        if not isinstance(gx, Variable):
-            raise ValueError(
-                f'type of gradients returned from backward is incorrect: {func.label} '
-                f'returned a {type(gx).__name__} for input {index}; expected a Variable')
         node = in_nodes[index]
-        if node.shape is not None and gx.shape != node.shape:
-            raise ValueError(
-                f'shape of gradients returned from backward is incorrect: {func.label} '
-                f'returned {gx.shape} for input {index} of shape {node.shape}')
+        check_returned_gradient(func, index, gx, node.shape)
         previous = grads.get(node)
         dtype = node.dtype if previous is None else previous.dtype
         if dtype is None:

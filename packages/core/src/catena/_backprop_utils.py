@@ -12,7 +12,6 @@ from typing import Any
 
 from catena import _backprop
 from catena.configuration import config
-from catena.variable import Variable
 
 
 def _reduce(grad_list: list[Any]) -> Any:
@@ -85,13 +84,5 @@ def _check(func: Any, indexes: tuple[int, ...], gxs: tuple[Any, ...]) -> None:
     for index, gx in zip(indexes, gxs):
         if gx is None:
             continue
-        if not isinstance(gx, Variable):
-            raise ValueError(
-                f'type of gradients returned from backward is incorrect: {func.label} '
-                f'returned a {type(gx).__name__} for input {index}; expected a Variable')
-        shape = func.inputs[index].shape
-        if shape is not None and gx.shape != shape:
-            raise ValueError(
-                f'shape of gradients returned from backward is incorrect: {func.label} '
-                f'returned {gx.shape} for input {index} of shape {shape}')
+        _backprop.check_returned_gradient(func, index, gx, func.inputs[index].shape)
     func._check_finite('Backward', [None if gx is None else gx.array for gx in gxs])

@@ -50,7 +50,8 @@ def generate_matrix(shape: tuple[int, ...], dtype: Any = float, *,
     .. admonition:: Example
 
         >>> x = testing.generate_matrix((3, 3), numpy.float32, singular_values=[3, 2, 1])
-        >>> numpy.linalg.cond(x)  # about 3
+        >>> float(numpy.linalg.cond(x))
+        3.000
     """
     if singular_values is None:
         raise TypeError('generate_matrix needs singular_values')

@@ -84,6 +84,11 @@ def unary_math_function_unittest(
 
     .. admonition:: Example
 
+        >>> import unittest
+        >>> def positive_data(shape, dtype):
+        ...     x = numpy.random.uniform(0.5, 2, shape).astype(dtype)
+        ...     gy = numpy.random.uniform(-1, 1, shape).astype(dtype)
+        ...     return x, gy
         >>> @testing.unary_math_function_unittest(F.sqrt, make_data=positive_data)
         ... class TestSqrt(unittest.TestCase):
         ...     pass

@@ -46,11 +46,15 @@ class Parameters(NamedTuple):
 
 def parameters(node: Any, shape: tuple[int, ...]) -> Parameters:
     """oneDNN's LRN parameters for ``node`` (Chainer's ``n, k, alpha, beta``) on ``shape``."""
+    return _parameters(shape, node.n, node.k, node.alpha, node.beta)
+
+
+def _parameters(shape: tuple[int, ...], n: int, k: float, alpha: float,
+                beta: float) -> Parameters:
     if len(shape) != 4:
         shape = shape[:2] + (math.prod(shape[2:]), 1)
-    local_size = 2 * (node.n // 2) + 1
-    return Parameters(shape, local_size, float(node.alpha) * local_size, float(node.beta),
-                      float(node.k))
+    local_size = 2 * (n // 2) + 1
+    return Parameters(shape, local_size, float(alpha) * local_size, float(beta), float(k))
 
 
 _LAYOUTS = (_capi.FORMAT_NCHW16C, _capi.FORMAT_NHWC, _capi.FORMAT_NCHW)
@@ -58,6 +62,9 @@ _LAYOUTS = (_capi.FORMAT_NCHW16C, _capi.FORMAT_NHWC, _capi.FORMAT_NCHW)
 window of 5 only, and nhwc for any; its nchw backward is the reference code,
 tens of times slower than NumPy. Operation reorders the plain arrays into the
 chosen layout and back."""
+
+_LAYOUT_NAMES = {_capi.FORMAT_NCHW16C: 'nChw16c', _capi.FORMAT_NHWC: 'nhwc',
+                 _capi.FORMAT_NCHW: 'nchw'}
 
 
 def _desc(shape: tuple[int, ...], layout: int) -> MemoryDesc:
@@ -82,6 +89,21 @@ def _backward_pd(p: Parameters, layout: int) -> PrimitiveDesc:
 _chosen: dict[Parameters, int | None] = {}
 
 
+def _implementations(p: Parameters, layout: int) -> tuple[str, str] | None:
+    """oneDNN's names of its forward and backward implementations in ``layout``, or None
+    if it has none."""
+    try:
+        return _forward_pd(p, layout).implementation, _backward_pd(p, layout).implementation
+    except _capi.DnnlError as error:
+        if error.status != _capi.UNIMPLEMENTED:
+            raise
+        return None
+
+
+def _optimized(names: tuple[str, str] | None) -> bool:
+    return names is not None and not any(name.startswith('ref') for name in names)
+
+
 def _layout(p: Parameters) -> int | None:
     """The first layout with optimized forward and backward code, or None if none has.
 
@@ -91,18 +113,59 @@ def _layout(p: Parameters) -> int | None:
     if p not in _chosen:
         chosen = None
         for layout in _LAYOUTS if p.local_size > 1 else ():
-            try:
-                optimized = not any(pd.implementation.startswith('ref')
-                                    for pd in (_forward_pd(p, layout), _backward_pd(p, layout)))
-            except _capi.DnnlError as error:
-                if error.status != _capi.UNIMPLEMENTED:
-                    raise
-                optimized = False
-            if optimized:
+            if _optimized(_implementations(p, layout)):
                 chosen = layout
                 break
         _chosen[p] = chosen
     return _chosen[p]
+
+
+def kernel_layout(shape: tuple[int, ...], n: int = 5, k: float = 2, alpha: float = 1e-4,
+                  beta: float = .75) -> str | None:
+    """The layout the kernels run a float32 LRN in on this CPU, or None if they decline it.
+
+    The kernels decline, whatever ``use_ideep`` says, where oneDNN has only
+    its reference code for the forward or the gradient in every layout (which
+    layouts have optimized code depends on the CPU's instruction sets), and a
+    window of one channel. Under ``use_ideep='auto'`` they run only in
+    nChw16c, and from :data:`THRESHOLD` elements on.
+
+    Args:
+        shape: The input's shape.
+        n, k, alpha, beta: Chainer's parameters of
+            :func:`catena.functions.local_response_normalization`.
+
+    Returns:
+        ``'nChw16c'``, ``'nhwc'``, ``'nchw'`` or None.
+    """
+    chosen = _layout(_parameters(shape, n, k, alpha, beta))
+    return None if chosen is None else _LAYOUT_NAMES[chosen]
+
+
+def implementations(shape: tuple[int, ...], n: int = 5, k: float = 2, alpha: float = 1e-4,
+                    beta: float = .75) -> dict[str, tuple[str, str] | None]:
+    """What oneDNN offers on this CPU for a float32 LRN, by layout: why :func:`kernel_layout`
+    chose as it did.
+
+    Args:
+        shape: The input's shape.
+        n, k, alpha, beta: Chainer's parameters of
+            :func:`catena.functions.local_response_normalization`.
+
+    Returns:
+        For each layout tried, fastest first, oneDNN's names of its forward
+        and backward implementations (such as ``('jit:avx2', 'ref:any')``; a
+        name starting with ``'ref'`` is its reference code, which the kernels
+        decline), or None where it has none.
+
+    Raises:
+        ValueError: A window of one channel (``n`` of 0 or 1), which oneDNN
+            3.2 crashes on.
+    """
+    p = _parameters(shape, n, k, alpha, beta)
+    if p.local_size == 1:
+        raise ValueError('oneDNN is not asked about a window of one channel')
+    return {_LAYOUT_NAMES[layout]: _implementations(p, layout) for layout in _LAYOUTS}
 
 
 def _declined(p: Parameters) -> bool:

@@ -65,7 +65,10 @@ def softplus(x: Any, beta: float = 1.0) -> Variable:
     .. admonition:: Example
 
         >>> x = np.array([-1.0, 0.0, 2.0], dtype=np.float32)
-        >>> F.softplus(x).array
-        array([0.31326163, 0.6931472 , 2.126928  ], dtype=float32)
+        >>> y = F.softplus(x)
+        >>> y.dtype
+        dtype('float32')
+        >>> y.array.tolist()
+        [0.313262, 0.693147, 2.126928]
     """
     return Softplus(beta).apply((x,))[0]
