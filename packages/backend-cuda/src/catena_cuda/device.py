@@ -73,7 +73,12 @@ class GpuDevice(Device):
         return cls._checked(int(rest))
 
     @classmethod
-    def from_array(cls, array: Any) -> GpuDevice:
+    def from_array(cls, array: Any) -> GpuDevice | None:
+        """Returns the device of a CuPy array, or None for anything else."""
+        if _runtime.probe() is not None:
+            return None
+        if not isinstance(array, _runtime.cupy_module().ndarray):
+            return None
         return cls(array.device.id)
 
     @classmethod
