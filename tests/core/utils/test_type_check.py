@@ -230,7 +230,8 @@ def test_full_reflected_comparisons_and_numpy_operands_build_expressions():
 def test_full_dtype_comparison_message():
     x_type, = _full(numpy.zeros(3, numpy.float32), names=('x',))
     error = _expect_failure(x_type.dtype == numpy.float64)
-    assert (error.expect, error.actual) == ('x.dtype == numpy.float64', 'float32 != numpy.float64')
+    assert (error.expect, error.actual) == ("x.dtype == <class 'numpy.float64'>",
+                                            "float32 != <class 'numpy.float64'>")
     type_check.expect(x_type.dtype == numpy.float32, x_type.dtype.kind == 'f')
 
 
@@ -341,7 +342,8 @@ def test_full_same_types():
     types = _full(x, FakeArray((3,), numpy.float32), names=('x', 'W'))
     error = _expect_failure(type_check.same_types(*types))
     assert (error.expect, error.actual) == ('same_types(x, W)',
-                                            'x: numpy.ndarray, W: fakelib.FakeArray')
+                                            "x: <class 'numpy.ndarray'>, W: "
+                                            "<class 'fakelib.core.FakeArray'>")
 
 
 def test_full_broadcast_shapes():
@@ -373,7 +375,7 @@ def test_none_input_without_accept_none():
     with pytest.raises(type_check.InvalidType) as info:
         type_check.get_types((numpy.zeros(1), None), 'in_types', False)
     assert (info.value.expect, info.value.actual) == ('in_types[1] is an array',
-                                                      'in_types[1] is NoneType')
+                                                      "in_types[1] is <class 'NoneType'>")
 
 
 def test_get_types_with_shapes():
@@ -436,7 +438,7 @@ def test_diagnose_labels_errors_of_get_types():
         type_check.diagnose(_linear_check, ([1, 2], numpy.zeros(2)), 'Linear')
     assert str(info.value) == ('Invalid operation is performed in: Linear (Forward)\n'
                                '\nExpect: in_types[0] is an array\n'
-                               'Actual: in_types[0] is list\n')
+                               "Actual: in_types[0] is <class 'list'>\n")
 
 
 def test_diagnose_keeps_a_custom_message():

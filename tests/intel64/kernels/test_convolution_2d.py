@@ -22,10 +22,11 @@ from catena.utils import conv
 
 catena_intel64 = pytest.importorskip('catena_intel64')
 
-from catena_intel64 import _capi, _primitive  # noqa: E402
+from tests.intel64.kernels import _convolution_offers  # noqa: E402
+
+from catena_intel64 import _primitive  # noqa: E402
 from catena_intel64.kernels.connection import (  # noqa: E402
     convolution_2d as conv_kernels,
-    deconvolution_2d as deconv_kernels,
 )
 
 pytestmark = pytest.mark.ideep
@@ -284,36 +285,14 @@ def test_invalid_fpmath_mode_names_the_key() -> None:
             F.convolution_2d(x, W)
 
 
-def _offered(g: Any) -> dict[str, bool]:
-    """Whether oneDNN has each kernel of the convolution geometry ``g`` on this CPU.
-
-    In bfloat16 mode that depends on the CPU: without bfloat16 instructions
-    (or AVX-512 to emulate them) oneDNN has no such convolution, and the
-    kernels fall back to the generic float32 code.
-    """
-    builders = {'convolution_2d': lambda: conv_kernels._build_forward(g, False),
-                'convolution_2d_grad_w': lambda: conv_kernels._build_grad_w(g),
-                'deconvolution_2d': lambda: deconv_kernels._build(g)}
-    offered = {}
-    for name, build in builders.items():
-        try:
-            build()
-        except _capi.DnnlError as error:
-            if error.status != _capi.UNIMPLEMENTED:
-                raise
-            offered[name] = False
-        else:
-            offered[name] = True
-    return offered
-
-
 def test_bf16_mode_agrees_within_bf16_tolerance() -> None:
     x, W, b, rng = _inputs((4, 16, 12, 12), (32, 16, 3, 3), False, seed=5)
     gy = rng.standard_normal((4, 32, 12, 12)).astype(numpy.float32)
     expected, _ = _conv_run('never', x, W, b, gy, pad=1)
     window = types.SimpleNamespace(sy=1, sx=1, ph=1, pw=1, dy=1, dx=1, groups=1)
     with catena.using_config('ideep_fpmath_mode', 'bf16'):
-        offered = _offered(conv_kernels.geometry(window, x.shape, W.shape, gy.shape[2:]))
+        offered = _convolution_offers.offered(
+            conv_kernels.geometry(window, x.shape, W.shape, gy.shape[2:]))
     before = _calls()
     with catena.using_config('ideep_fpmath_mode', 'bf16'):
         actual, y = _conv_run('always', x, W, b, gy, pad=1)

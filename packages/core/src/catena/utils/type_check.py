@@ -105,8 +105,8 @@ def _render(value: Any, top: bool = False) -> str:
     if isinstance(value, numpy.generic):
         return repr(value.item())
     if isinstance(value, type):
-        module = value.__module__.partition('.')[0]
-        return value.__qualname__ if module == 'builtins' else f'{module}.{value.__qualname__}'
+        # As Chainer writes them: <class 'numpy.float32'>.
+        return repr(value)
     return '...' if value is Ellipsis else repr(value)
 
 
