@@ -112,11 +112,8 @@ class FunctionNode:
         if outputs.__class__ is not tuple:
             raise TypeError(f'forward output must be a tuple ({self.label})\n'
                             f'Actual: {type(outputs)}')
-        for y in outputs:
-            if y.__class__ is not numpy.ndarray and y is not None and (
-                    _registry.device_type_of(y) is None or isinstance(y, numpy.generic)):
-                raise TypeError(f'forward output must be a tuple of ndarrays ({self.label})\n'
-                                f'Actual: an output of type {type(y).__name__}')
+        if not all([y.__class__ is numpy.ndarray for y in outputs]):
+            self._check_output_types(outputs)
         if config.debug:
             self._check_finite('Forward', outputs)
             self.stack = traceback.extract_stack()[:-1]
@@ -128,14 +125,21 @@ class FunctionNode:
             self._record(input_vars, ret, in_data, outputs)
         return ret
 
+    def _check_output_types(self, outputs: tuple[Any, ...]) -> None:
+        for y in outputs:
+            if y is not None and y.__class__ is not numpy.ndarray and (
+                    _registry.device_type_of(y) is None or isinstance(y, numpy.generic)):
+                raise TypeError(f'forward output must be a tuple of ndarrays ({self.label})\n'
+                                f'Actual: an output of type {type(y).__name__}')
+
     def _record(self, input_vars: list[Variable], ret: tuple[Variable, ...],
                 in_data: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
         """Wires this node into the graph between its inputs and outputs."""
         nodes = [x._vnode or x.node for x in input_vars]
         rank = 0
         for node in nodes:
-            if node.rank > rank:
-                rank = node.rank
+            if node._rank > rank:
+                rank = node._rank
         self.rank = rank
         self.inputs = tuple(nodes)
         output_refs = []
