@@ -303,7 +303,7 @@ def test_addgrads_into_empty_gradients():
     src.W.grad = np.full((3, 2), 2, np.float32)
     dst.addgrads(src)
     assert np.array_equal(dst.W.grad, src.W.grad) and dst.W.grad is not src.W.grad
-    assert dst.b.grad is None
+    assert dst.b.array is None
 
 
 def test_addgrads_structure_mismatch():

@@ -488,6 +488,36 @@ class TestParameterChainerSemantics:
         with pytest.raises(RuntimeError, match='dtype'):
             p.dtype
 
+    def test_the_gradient_of_an_uninitialized_parameter_is_not_there_to_read(self):
+        p = catena.Parameter(name='w')
+        with pytest.raises(RuntimeError, match="uninitialized parameter 'w'.*cleargrad"):
+            p.grad
+        p.cleargrad()
+        assert p.grad is None
+        p.initialize((2,))
+        assert p.grad is None
+
+    def test_an_uninitialized_parameter_gets_its_gradient_on_initialize(self):
+        p = catena.Parameter()
+        p.zerograd()
+        with pytest.raises(RuntimeError):
+            p.grad
+        p.initialize((2,))
+        np.testing.assert_array_equal(p.grad, [0.0, 0.0])
+
+    def test_an_optimizer_step_skips_an_uninitialized_parameter(self):
+        link = catena.Link()
+        with link.init_scope():
+            link.w = catena.Parameter(np.ones(2, np.float32))
+            link.lazy = catena.Parameter()
+        link.w.grad = np.ones(2, np.float32)
+        optimizer = catena.optimizers.SGD(lr=0.5)
+        optimizer.setup(link)
+        optimizer.add_hook(catena.optimizer_hooks.WeightDecay(0.1))
+        optimizer.update()
+        np.testing.assert_allclose(link.w.array, 1 - 0.5 * (1 + 0.1))
+        assert link.lazy.array is None
+
     def test_addgrad_initializes_an_uninitialized_parameter(self):
         p = catena.Parameter()
         p.cleargrad()

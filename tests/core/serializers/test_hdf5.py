@@ -268,3 +268,33 @@ def test_missing_h5py_names_the_extra(monkeypatch):
         monkeypatch.undo()
         hdf5_module._h5py.cache_clear()
     assert not os.path.exists('never-written.h5')
+
+
+def test_serialize_runs_once_with_an_hdf5_deserializer_when_nothing_is_asked_for(tmp_path):
+    path = tmp_path / 'net.h5'
+    save_hdf5(path, Net())
+    calls = []
+
+    class Quiet:
+        def serialize(self, s):
+            calls.append(s)
+
+    load_hdf5(path, Quiet())
+    assert len(calls) == 1 and isinstance(calls[0], HDF5Deserializer)
+
+
+def test_a_real_hdf5_load_hands_serialize_an_hdf5_deserializer(tmp_path):
+    path = tmp_path / 'net.h5'
+    save_hdf5(path, Net(seed=1))
+    target = Net(seed=2)
+    seen = []
+    original = target.serialize
+
+    def spy(s):
+        seen.append(s)
+        original(s)
+
+    target.serialize = spy
+    load_hdf5(path, target)
+    assert len(seen) == 2 and all(isinstance(s, HDF5Deserializer) for s in seen)
+    np.testing.assert_array_equal(target.l1.W.array, Net(seed=1).l1.W.array)

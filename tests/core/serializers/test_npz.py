@@ -542,6 +542,59 @@ def test_a_keyerror_of_serialize_itself_propagates(tmp_path):
         load_npz(tmp_path / 'x.npz', Buggy())
 
 
+class CallCounter:
+    """Counts serialize() calls and keeps the deserializer of the last one."""
+
+    def __init__(self, keys=()):
+        self.calls, self.keys, self.values = [], keys, {}
+
+    def serialize(self, s):
+        self.calls.append(s)
+        for key in self.keys:
+            self.values[key] = s(key, self.values.get(key, 0))
+
+
+@pytest.mark.parametrize('strict', [True, False])
+def test_serialize_runs_once_when_nothing_is_asked_for(tmp_path, strict):
+    save_npz(tmp_path / 'net.npz', Net())
+    obj = CallCounter()
+    load_npz(tmp_path / 'net.npz', obj, strict=strict)
+    assert len(obj.calls) == 1
+    assert isinstance(obj.calls[0], NpzDeserializer) and obj.calls[0].strict is strict
+
+
+def test_serialize_runs_once_when_every_key_asked_for_is_absent(tmp_path):
+    np.savez(tmp_path / 'x.npz', x=np.int64(3))
+    obj = CallCounter(keys=('absent',))
+    load_npz(tmp_path / 'x.npz', obj, strict=False)
+    assert len(obj.calls) == 1 and obj.values == {'absent': 0}
+
+
+def test_a_value_to_load_is_checked_first_then_loaded(tmp_path):
+    np.savez(tmp_path / 'x.npz', x=np.int64(3))
+    obj = CallCounter(keys=('x',))
+    load_npz(tmp_path / 'x.npz', obj)
+    assert len(obj.calls) == 2 and obj.values == {'x': 3}
+    assert all(isinstance(s, NpzDeserializer) for s in obj.calls)
+
+
+def test_a_missing_key_that_serialize_tolerates_reaches_the_real_load(tmp_path):
+    np.savez(tmp_path / 'empty.npz', unrelated=np.zeros(1))
+
+    class OnlyFallback:
+        new = 0
+
+        def serialize(self, s):
+            try:
+                self.new = s('new', self.new)
+            except KeyError:
+                self.new = -1
+
+    obj = OnlyFallback()
+    load_npz(tmp_path / 'empty.npz', obj)
+    assert obj.new == -1
+
+
 # ------------------------------------------------------------ direct deserializers
 
 

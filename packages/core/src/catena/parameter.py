@@ -83,6 +83,29 @@ class Parameter(Variable):
 
     data = array
 
+    @property
+    def grad(self) -> Any:
+        """The gradient array, or None.
+
+        Raises:
+            RuntimeError: For an uninitialized parameter whose gradient is
+                still to be made when it is initialized (until
+                :meth:`cleargrad` says there is none).
+        """
+        if self._data is None and self._grad_initializer is not None:
+            name = f' {self._name!r}' if self._name else ''
+            raise RuntimeError(
+                f'the gradient of the uninitialized parameter{name} does not exist yet: '
+                'it is made when the parameter '
+                'is initialized (initialize(shape), or a first forward pass of its link); '
+                'call cleargrad() first to read None instead')
+        grad_var = self._grad_var
+        return None if grad_var is None else grad_var._data
+
+    @grad.setter
+    def grad(self, grad: Any) -> None:
+        Variable.grad.fset(self, grad)  # type: ignore[attr-defined]
+
     def __copy__(self) -> Parameter:
         """A shallow copy: a new Parameter that shares the array, even one set later."""
         new = Parameter(self.initializer, name=self._name)
@@ -141,12 +164,15 @@ class Parameter(Variable):
 
     def addgrad(self, var: Variable) -> None:
         """Adds the gradient of ``var``; an uninitialized parameter is first
-        initialized to ``var``'s shape on ``var``'s device.
+        initialized to ``var``'s shape on ``var``'s device, and an
+        uninitialized ``var`` adds nothing.
 
         Args:
             var: The variable whose gradient is added.
         """
-        if self._data is None and var._data is not None:
+        if var._data is None:
+            return  # an uninitialized parameter has no gradient to add
+        if self._data is None:
             self._initial_device = var.device
             self.initialize(var.shape)
         super().addgrad(var)
@@ -167,7 +193,8 @@ class Parameter(Variable):
         return self
 
     def __reduce__(self) -> Any:
-        return _recover_parameter, (self._data, self._name, self.grad, self.initializer,
+        grad = None if self._grad_var is None else self._grad_var._data
+        return _recover_parameter, (self._data, self._name, grad, self.initializer,
                                     self.update_rule)
 
     def __repr__(self) -> str:

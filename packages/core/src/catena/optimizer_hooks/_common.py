@@ -68,8 +68,6 @@ class ParamHook:
     name: str
     call_for_each_param = True
     timing = 'pre'
-    # Whether adjust() reads the parameter's values (a parameter without any is then skipped).
-    reads_param_array = False
 
     def __call__(self, rule: Any, param: Any) -> None:
         """Adjusts the gradient of ``param`` in place (a parameter without one is left alone).
@@ -78,8 +76,10 @@ class ParamHook:
             rule: The parameter's update rule.
             param: The parameter.
         """
+        if param.array is None:
+            return
         grad = param.grad
-        if grad is None or (self.reads_param_array and param.array is None):
+        if grad is None:
             return
         with backend.using_device(param.device):
             self.adjust(rule, param.array, grad, loss_scale_of(param))
@@ -108,8 +108,6 @@ class PenaltyHook(ParamHook):
     Attributes:
         rate (float): The coefficient.
     """
-
-    reads_param_array = True
 
     def __init__(self, rate: float) -> None:
         self.rate = real_argument('rate', rate, minimum=0)

@@ -51,7 +51,6 @@ class GradientLARS(ParamHook):
     """
 
     name = 'GradientLARS'
-    reads_param_array = True
 
     def __init__(self, threshold: float = 1e-2, weight_decay: float = 0.0,
                  eps: float = 1e-9) -> None:

@@ -121,6 +121,8 @@ class AdamRule(_BiasCorrectedAlpha, UpdateRule):
 
     def update_core_cpu(self, param: Variable) -> None:
         """Applies one Adam step to ``param`` in place (any array module)."""
+        if param.array is None:
+            return  # uninitialized: no gradient yet
         grad = param.grad
         if grad is None:
             return

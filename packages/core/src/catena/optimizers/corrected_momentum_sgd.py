@@ -47,6 +47,8 @@ class CorrectedMomentumSGDRule(optimizer.UpdateRule):
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates the velocity and ``param`` in place."""
+        if param.array is None:
+            return  # uninitialized: no gradient yet
         grad = param.grad
         if grad is None:
             return

@@ -76,6 +76,8 @@ class MSVAGRule(optimizer.UpdateRule):
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates the moving averages and ``param`` in place."""
+        if param.array is None:
+            return  # uninitialized: no gradient yet
         grad = param.grad
         if grad is None:
             return

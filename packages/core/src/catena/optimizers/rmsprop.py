@@ -55,6 +55,8 @@ class RMSpropRule(optimizer.UpdateRule):
         Raises:
             ValueError: If a nonzero ``eps`` is zero in the parameter's dtype.
         """
+        if param.array is None:
+            return  # uninitialized: no gradient yet
         grad = param.grad
         if grad is None:
             return

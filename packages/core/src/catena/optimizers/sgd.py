@@ -29,6 +29,8 @@ class SGDRule(optimizer.UpdateRule):
 
     def update_core_cpu(self, param: Variable) -> None:
         """Moves ``param`` against its gradient, in place."""
+        if param.array is None:
+            return  # uninitialized: no gradient yet
         grad = param.grad
         if grad is None:
             return

@@ -48,6 +48,8 @@ class SMORMS3Rule(optimizer.UpdateRule):
 
     def update_core_cpu(self, param: Variable) -> None:
         """Updates ``param`` in place (any array module)."""
+        if param.array is None:
+            return  # uninitialized: no gradient yet
         grad = param.grad
         if grad is None:
             return

@@ -19,7 +19,14 @@ adds a transaction around ``obj.serialize``:
    deep copy of the object when one can be made, since the object's fallback
    code runs;
 4. every problem is reported in one :class:`KeyMismatchError`, or the real load
-   runs, from the values read in step 1.
+   runs, from the values read in step 1; if the first dry run found no value
+   to load (every key absent or ignored, or none asked for), it answered
+   exactly as the real load would, so it was the load and ``serialize`` runs
+   once, as in Chainer.
+
+Each run hands ``serialize`` a deserializer of the loader's own class
+(:class:`~catena.serializers.NpzDeserializer` for ``load_npz``), reading the
+values of step 1.
 
 Stored keys that ``serialize`` never asks for are ignored, as Chainer ignores
 them: a file may hold more than the object (a pretrained model with more
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy
 
@@ -87,6 +94,9 @@ class _Recorder:
         # copy of the object), so that keys chosen from loaded values are asked.
         self.follow_values = follow_values
         self.requested: set[str] = set()
+        # Whether a request was answered with the object's value where a real
+        # load would have loaded the stored one.
+        self.held_back = False
         self.missing: list[str] = []
         self.raised_keys: list[str] = []
         self.mismatched: list[tuple[str, str]] = []
@@ -163,6 +173,7 @@ class StoredValueDeserializer(Deserializer):
         stored = self._get(full_key)
         problem = _values.load_problem(value, stored, context.strict)
         if recorder is not None:
+            recorder.held_back = True
             if problem is not None:
                 recorder.mismatched.append((full_key, problem.message))
             elif recorder.follow_values and not hasattr(value, 'shape'):
@@ -199,7 +210,12 @@ class StoredValueDeserializer(Deserializer):
         entries = self._read_all(self.path)
         context = self._context
         load_transactionally(entries, obj, self.path, context.strict, context.ignore_names,
-                             context.source)
+                             context.source, self._snapshot_type())
+
+    @classmethod
+    def _snapshot_type(cls) -> type[MappingDeserializer]:
+        """The deserializer class that reads values already read, for this class."""
+        return MappingDeserializer
 
 
 class MappingDeserializer(StoredValueDeserializer):
@@ -228,6 +244,10 @@ class MappingDeserializer(StoredValueDeserializer):
         child.path = path
         return child
 
+    @classmethod
+    def _snapshot_type(cls) -> type[MappingDeserializer]:
+        return cls
+
 
 def _keys_of(npz: Any) -> Iterable[str]:
     files = getattr(npz, 'files', None)  # numpy.lib.npyio.NpzFile
@@ -239,16 +259,33 @@ def _describe_mapping(npz: Any) -> str:
     return repr(name) if isinstance(name, str) else f'the {type(npz).__name__}'
 
 
-def _dry_run(entries: Mapping[str, Stored], obj: Any, path: str, strict: bool,
-             ignore_names: Any, source: str, recorder: _Recorder) -> _Recorder:
-    deserializer = _snapshot_deserializer(entries, path, strict, ignore_names, source)
-    deserializer._context.recorder = recorder
-    obj.serialize(deserializer)
-    return recorder
+class _Load(NamedTuple):
+    """One load: the values read, where they go, and how to hand them to ``serialize``."""
+
+    entries: Mapping[str, Stored]
+    obj: Any
+    path: str
+    strict: bool
+    ignore_names: Any
+    source: str
+    deserializer_type: type[MappingDeserializer]
+
+    def deserializer(self, strict: bool | None = None) -> MappingDeserializer:
+        deserializer = self.deserializer_type(
+            self.entries, self.path, self.strict if strict is None else strict,
+            self.ignore_names)
+        deserializer._context.source = self.source
+        return deserializer
+
+    def dry_run(self, recorder: _Recorder, obj: Any = None,
+                strict: bool | None = None) -> _Recorder:
+        deserializer = self.deserializer(strict)
+        deserializer._context.recorder = recorder
+        (self.obj if obj is None else obj).serialize(deserializer)
+        return recorder
 
 
-def _probe_missing(entries: Mapping[str, Stored], obj: Any, path: str, ignore_names: Any,
-                   source: str, first: _Recorder) -> tuple[_Recorder, list[str]]:
+def _probe_missing(load: _Load, obj: Any, first: _Recorder) -> tuple[_Recorder, list[str]]:
     """Finds which missing keys ``obj.serialize`` cannot do without.
 
     Each probe raises ``KeyError`` for a missing key, as a real load does. A
@@ -263,7 +300,7 @@ def _probe_missing(entries: Mapping[str, Stored], obj: Any, path: str, ignore_na
     for _ in range(_MAX_PROBES):
         probe = _Recorder(fatal)
         try:
-            _dry_run(entries, obj, path, True, ignore_names, source, probe)
+            load.dry_run(probe, obj, strict=True)
         except KeyError:
             if not probe.raised_keys:
                 raise  # not ours: a bug in serialize()
@@ -273,13 +310,6 @@ def _probe_missing(entries: Mapping[str, Stored], obj: Any, path: str, ignore_na
         return probe, probe.missing
     # Too many fatal keys to pin down one by one: report what the first run saw.
     return first, [key for key in first.missing if key not in tolerated]
-
-
-def _snapshot_deserializer(entries: Mapping[str, Stored], path: str, strict: bool,
-                           ignore_names: Any, source: str) -> MappingDeserializer:
-    deserializer = MappingDeserializer(entries, path, strict, ignore_names)
-    deserializer._context.source = source
-    return deserializer
 
 
 def _never_requested(entries: Mapping[str, Stored], path: str, ignore_names: Any,
@@ -307,23 +337,28 @@ def _copy_for_probing(obj: Any) -> Any:
         return obj
 
 
-def _check(entries: Mapping[str, Stored], obj: Any, path: str, strict: bool,
-           ignore_names: Any, source: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """Dry-runs the load; returns the missing and the mismatched keys."""
-    seen = _dry_run(entries, obj, path, strict, ignore_names, source, _Recorder(None))
-    if _never_requested(entries, path, ignore_names, seen.requested):
+def _check(load: _Load) -> tuple[list[str], list[tuple[str, str]], bool]:
+    """Dry-runs the load.
+
+    Returns:
+        The missing and the mismatched keys, and whether the real load must
+        still run: the first dry run held back a value, or a missing key that
+        the real load raises ``KeyError`` for (``serialize`` may catch it).
+    """
+    first = seen = load.dry_run(_Recorder(None))
+    must_load = first.held_back or (load.strict and bool(first.missing))
+    if first.held_back and _never_requested(load.entries, load.path, load.ignore_names,
+                                            seen.requested):
         # serialize() may choose keys from loaded values (a summary's names):
         # follow the stored values on a copy, so that those keys are checked too.
-        probe_obj = _copy_for_probing(obj)
-        if probe_obj is not obj:
-            seen = _dry_run(entries, probe_obj, path, strict, ignore_names, source,
-                            _Recorder(None, follow_values=True))
-    if not (strict and seen.missing):
-        return [], seen.mismatched
+        probe_obj = _copy_for_probing(load.obj)
+        if probe_obj is not load.obj:
+            seen = load.dry_run(_Recorder(None, follow_values=True), probe_obj)
+    if not (load.strict and seen.missing):
+        return [], seen.mismatched, must_load
     # serialize() may tolerate some of the missing keys.
-    seen, missing = _probe_missing(entries, _copy_for_probing(obj), path, ignore_names,
-                                   source, seen)
-    return missing, seen.mismatched
+    seen, missing = _probe_missing(load, _copy_for_probing(load.obj), seen)
+    return missing, seen.mismatched, must_load
 
 
 def _message(obj: Any, source: str, path: str, strict: bool, entries: Mapping[str, Stored],
@@ -344,7 +379,9 @@ def _message(obj: Any, source: str, path: str, strict: bool, entries: Mapping[st
 
 
 def load_transactionally(entries: Mapping[str, Stored], obj: Any, path: str, strict: bool,
-                         ignore_names: Any, source: str) -> None:
+                         ignore_names: Any, source: str,
+                         deserializer_type: type[MappingDeserializer] = MappingDeserializer,
+                         ) -> None:
     """Checks that ``entries`` fit ``obj`` (a dry run), then loads them.
 
     Args:
@@ -354,16 +391,21 @@ def load_transactionally(entries: Mapping[str, Stored], obj: Any, path: str, str
         strict: Whether a key the object asks for must be in ``entries``.
         ignore_names: Keys or predicates of keys never to load.
         source: The file's name, for messages.
+        deserializer_type: The class of the deserializers handed to
+            ``obj.serialize``; built as ``deserializer_type(entries, path,
+            strict, ignore_names)``.
 
     Raises:
         KeyMismatchError: If anything does not fit; ``obj`` is then unchanged.
     """
-    missing, mismatched = _check(entries, obj, path, strict, ignore_names, source)
+    load = _Load(entries, obj, path, bool(strict), ignore_names, source, deserializer_type)
+    missing, mismatched, must_load = _check(load)
     if missing or mismatched:
         raise KeyMismatchError(
             _message(obj, source, path, strict, entries, missing, mismatched),
             missing, (), mismatched)
-    obj.serialize(_snapshot_deserializer(entries, path, strict, ignore_names, source))
+    if must_load:
+        obj.serialize(load.deserializer())
 
 
 __all__ = ['MappingDeserializer', 'StoredValueDeserializer', 'load_transactionally',

@@ -23,7 +23,11 @@ from catena._atomic import atomic_path
 from catena.serializer import Serializer
 from catena.serializers import _npz_reader, _sniff, _values
 from catena.serializers._errors import FileFormatError, UnsafeFileError
-from catena.serializers._loading import StoredValueDeserializer, load_transactionally
+from catena.serializers._loading import (
+    MappingDeserializer,
+    StoredValueDeserializer,
+    load_transactionally,
+)
 
 # Filters built into HDF5 (deflate, shuffle, fletcher32, szip, nbit,
 # scaleoffset) and h5py's own LZF; any other id would load a filter plugin.
@@ -226,6 +230,21 @@ class HDF5Deserializer(StoredValueDeserializer):
                 entries[key] = _read_dataset(h5py, node, self._where(key))
 
 
+    @classmethod
+    def _snapshot_type(cls) -> type[MappingDeserializer]:
+        return _ReadHDF5Deserializer
+
+
+class _ReadHDF5Deserializer(MappingDeserializer, HDF5Deserializer):
+    """An :class:`HDF5Deserializer` over datasets already read (the file is closed)."""
+
+    group = None
+
+    def __init__(self, npz: Any, path: str = '', strict: bool = True,
+                 ignore_names: Any = None) -> None:
+        MappingDeserializer.__init__(self, npz, path, strict, ignore_names)
+
+
 def _file_name(group: Any) -> str:
     name = getattr(getattr(group, 'file', None), 'filename', None)
     return repr(name) if isinstance(name, str) else 'the HDF5 group'
@@ -300,7 +319,8 @@ def load_hdf5(filename: Any, obj: Any, path: str = '', strict: bool = True,
             if isinstance(error, FileFormatError):
                 raise
             raise FileFormatError(f'{source} is corrupt: {error}') from None
-    load_transactionally(entries, obj, path, strict, ignore_names, source)
+    load_transactionally(entries, obj, path, strict, ignore_names, source,
+                         _ReadHDF5Deserializer)
 
 
 __all__ = ['H5pyMissingError', 'HDF5Deserializer', 'HDF5Serializer', 'load_hdf5', 'save_hdf5']

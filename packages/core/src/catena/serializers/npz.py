@@ -156,7 +156,7 @@ def load_npz(file: Any, obj: Any, path: str = '', strict: bool = True,
 
     entries, _ = _npz_reader.read_npz(file, select=wanted)
     load_transactionally(entries, obj, path, strict, ignore_names,
-                         _npz_reader.source_name(file))
+                         _npz_reader.source_name(file), NpzDeserializer)
 
 
 __all__ = ['DictionarySerializer', 'NpzDeserializer', 'load_npz', 'save_npz', 'serialize']

@@ -291,10 +291,12 @@ def initialized_params(model: Any) -> list[Parameter]:
 
 def _with_grads(model: Any, zero_fill: bool) -> Iterator[tuple[Parameter, Any]]:
     for param in _params_by_name(model):
+        array = param.array
+        if array is None:
+            continue
         grad = param.grad
         if grad is None:
-            array = param.array
-            if array is None or not zero_fill:
+            if not zero_fill:
                 continue
             grad = param.grad = backend.get_array_module(array).zeros_like(array)
         yield param, grad
