@@ -42,9 +42,11 @@ Sessions:
     ``python benchmarks/run.py`` (arguments after ``--`` are passed on, e.g.
     ``nox -s bench -- --quick --check``).
 
-Every session runs on Python 3.11 (what CI has). On a machine with another
-interpreter, force one with ``nox -P 3.12 -s tests``. Arguments after ``--``
-go to pytest in the test sessions (``nox -s tests -- -x -k relu``).
+Every session runs on the Python that runs nox (3.10 or newer); pick another
+with ``nox -P 3.12``. NumPy 1.26 has no wheels for Python 3.13 and newer, so
+there ``tests-core(numpy='1.26')`` and ``chainer-suite`` skip with a message.
+Arguments after ``--`` go to pytest in the test sessions
+(``nox -s tests -- -x -k relu``).
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ nox.options.sessions = ["lint", "typecheck", "tests-core", "tests", "tests-distr
                         "chainer-suite"]
 
 ROOT = pathlib.Path(__file__).resolve().parent
-PYTHON = "3.11"
+# None: the interpreter that runs nox.
+PYTHON = None
 
 # Folder under packages/ for each distribution, core first.
 PACKAGES = {
@@ -83,12 +86,29 @@ TEST_TOOLS = ["pytest>=7.4", "scipy>=1.10", "hypothesis"]
 # handwritten digits of the main job (bundled with scikit-learn).
 EXTRAS_FOR_TESTS = ["h5py", "onnxruntime", "matplotlib", "scikit-learn"]
 NUMPY_SPECS = {"2": "numpy>=2", "1.26": "numpy==1.26.*"}
+# The newest Python that NumPy 1.26 publishes wheels for.
+NUMPY_126_LAST_PYTHON = (3, 12)
 
 NO_PLUGIN_CHECK = (
     "import importlib.metadata as m; "
     "eps = list(m.entry_points(group='catena')); "
     "assert not eps, f'plugins installed in a core-only venv: {eps}'"
 )
+
+
+def _session_python(session: nox.Session) -> tuple[int, int]:
+    version = session.run("python", "-c", "import sys; print(*sys.version_info[:2])",
+                          silent=True)
+    major, minor = str(version).split()
+    return int(major), int(minor)
+
+
+def _skip_without_numpy_126(session: nox.Session) -> None:
+    python = _session_python(session)
+    if python > NUMPY_126_LAST_PYTHON:
+        session.skip(f"NumPy 1.26 has no wheels for Python {python[0]}.{python[1]} "
+                     f"(the newest it supports is 3.12): run nox with Python 3.10-3.12 "
+                     "to include this session")
 
 
 def _package_dir(session: nox.Session, dist: str) -> str:
@@ -127,6 +147,8 @@ def typecheck(session: nox.Session) -> None:
 @nox.parametrize("numpy", list(NUMPY_SPECS))
 def tests_core(session: nox.Session, numpy: str) -> None:
     """Test the core alone (no plugin installed) on one NumPy major line."""
+    if numpy == "1.26":
+        _skip_without_numpy_126(session)
     core = _package_dir(session, "catena")
     # setuptools builds in-tree and never prunes build/lib: a module deleted
     # from src/ would otherwise still ship in the wheel tested here.
@@ -197,9 +219,12 @@ def tests_distributed(session: nox.Session) -> None:
 CHAINER_SUITE = ROOT.parent / "shared" / "chainer-suite"
 CHAINER_SUITE_FLOOR = ROOT / ".ci" / "chainer-suite-floor.json"
 # The environment the suite's baseline was recorded in (its README): Chainer's
-# test files need six and mock, and the baseline cannot run on NumPy 2.
-CHAINER_SUITE_DEPS = ["numpy==1.26.4", "scipy==1.10.1", "pytest", "pytest-timeout", "mock",
-                      "six", "h5py", "pillow"]
+# test files need six and mock, and the baseline cannot run on NumPy 2. SciPy
+# 1.10 has wheels up to Python 3.11; 3.12 takes the first SciPy that has them.
+CHAINER_SUITE_DEPS = ["numpy==1.26.4", "pytest", "pytest-timeout", "mock", "six", "h5py",
+                      "pillow"]
+CHAINER_SUITE_SCIPY = {(3, 12): "scipy==1.11.4"}
+CHAINER_SUITE_SCIPY_DEFAULT = "scipy==1.10.1"
 
 
 def _suite_passed(summary: dict) -> dict[str, int]:
@@ -224,10 +249,12 @@ def chainer_suite(session: nox.Session) -> None:
     if not runner.is_file():
         session.skip(f"Chainer's suite is not at {CHAINER_SUITE} (it comes with ../shared)")
     raise_floor = "--raise-floor" in session.posargs
+    _skip_without_numpy_126(session)
+    scipy = CHAINER_SUITE_SCIPY.get(_session_python(session), CHAINER_SUITE_SCIPY_DEFAULT)
     editable = ["-e", f"{_package_dir(session, 'catena')}[scipy,hdf5,image,download]"]
     for dist in ("catena-intel64", "catena-zoo", "catena-onnx"):
         editable += ["-e", _package_dir(session, dist)]
-    session.install(*editable, *CHAINER_SUITE_DEPS)
+    session.install(*editable, *CHAINER_SUITE_DEPS, scipy)
     out = pathlib.Path(session.create_tmp()) / "chainer-suite-quick.json"
     python = str(pathlib.Path(session.bin) / "python")
     # The runner exits 1 when any test fails; the floor decides here.

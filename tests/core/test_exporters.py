@@ -16,7 +16,7 @@ def test_missing_exporter_names_the_package(monkeypatch: pytest.MonkeyPatch) -> 
     saved = sys.modules.pop('catena.exporters.caffe', None), vars(catena.exporters).pop(
         'caffe', None)
     try:
-        with pytest.raises(ImportError, match='pip install catena-zoo') as e:
+        with pytest.raises(ImportError, match="pip install './packages/zoo'") as e:
             importlib.import_module('catena.exporters.caffe')
         assert e.value.name == 'catena.exporters.caffe'
         assert 'catena.exporters.caffe' not in sys.modules

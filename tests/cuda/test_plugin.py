@@ -67,7 +67,7 @@ def test_package_imports_and_explains_without_cupy() -> None:
         try:
             catena_cuda.check_cuda_available()
         except RuntimeError as error:
-            assert "CuPy is not installed (pip install 'catena-cuda[cuda12]')" in str(error)
+            assert "CuPy is not installed (pip install './packages/backend-cuda[cuda12]', in a catena checkout)" in str(error)
         else:
             raise AssertionError('check_cuda_available did not raise')
         try:
@@ -82,7 +82,7 @@ def test_package_imports_and_explains_without_cupy() -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == ("device '@cupy:0' is unavailable: CuPy is not installed "
-                        "(pip install 'catena-cuda[cuda12]')")
+                        "(pip install './packages/backend-cuda[cuda12]', in a catena checkout)")
     assert lines[1].startswith('catena_cuda.cupy needs CuPy and a GPU: CuPy is not installed')
 
 

@@ -34,7 +34,7 @@ TEST_DEADLINE_S = 120
 def mpi_world():
     """``MPI.COMM_WORLD`` of the job; the test is skipped outside an MPI job."""
     if not HAS_MPI4PY:
-        pytest.skip('mpi4py is not installed (pip install "catena[mpi]")')
+        pytest.skip("mpi4py is not installed (pip install './packages/core[mpi]', in a catena checkout)")
     if not UNDER_MPIEXEC:
         pytest.skip('needs an MPI job: mpiexec -n 2 python -m pytest -p no:cacheprovider '
                     'tests/distributed')

@@ -106,3 +106,20 @@ def test_call_converter_gives_converters_a_device():
     convert._call_converter(conv, [1], None)
     assert seen == [catena.get_device('@numpy'), None]
     assert convert._call_converter(lambda b, d: (b, d), [2], 5) == ([2], 5)
+    # Old-style converters (plain functions) get Chainer's integer CPU id.
+    cpu = catena.get_device('@numpy')
+    assert convert._call_converter(lambda b, d: (b, d), [2], cpu) == ([2], -1)
+
+
+def test_module_level_converter_pickles_by_name():
+    import pickle
+
+    restored = pickle.loads(pickle.dumps(concat_examples))
+    assert restored is concat_examples
+
+    @converter()
+    def local(batch, device=None):
+        return batch
+
+    with pytest.raises((AttributeError, pickle.PicklingError)):
+        pickle.dumps(local)

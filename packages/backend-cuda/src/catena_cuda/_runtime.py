@@ -10,7 +10,9 @@ from __future__ import annotations
 import threading
 import types
 
-INSTALL_HINT = "pip install 'catena-cuda[cuda12]'"
+from catena._install import install_hint
+
+INSTALL_HINT = install_hint('catena-cuda', 'cuda12')
 
 _lock = threading.Lock()
 _probed = False

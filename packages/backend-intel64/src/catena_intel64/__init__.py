@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy
 
+from catena._install import install_hint
 from catena_intel64 import _dnnl
 from catena_intel64.device import Intel64Device
 from catena_intel64.report import KernelReport
 
 __version__ = '0.1.0'
 
-_INSTALL = 'pip install catena-intel64'
+_INSTALL = install_hint('catena-intel64')
 
 
 def is_ideep_available() -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NoReturn
 
+from catena._install import install_hint
 from catena.backends._device import Device
 
 
@@ -45,8 +46,8 @@ class AbsentDevice(Device):
         return cls.missing
 
 
-_CUDA_MISSING = ("CUDA is not available: install catena-cuda "
-                 "(pip install 'catena-cuda[cuda12]')")
+_CUDA_MISSING = ('CUDA is not available: install catena-cuda '
+                 f'({install_hint("catena-cuda", "cuda12")})')
 
 
 class GpuDevice(AbsentDevice):
@@ -67,7 +68,7 @@ class Intel64Device(AbsentDevice):
 
     prefix = '@intel64'
     missing = ('Intel CPU acceleration (oneDNN, which replaces iDeep) is not available: '
-               'install catena-intel64 (pip install catena-intel64)')
+               f'install catena-intel64 ({install_hint("catena-intel64")})')
 
 
 class ChainerxDevice(AbsentDevice):

@@ -19,10 +19,11 @@ from typing import Any, NoReturn
 
 import numpy
 
+from catena._install import install_hint
 from catena.backends import _absent, _cpu
 from catena.backends.cuda import DummyDevice, DummyDeviceType
 
-INSTALL = "pip install 'catena-cuda[cuda12]'"
+INSTALL = install_hint('catena-cuda', 'cuda12')
 
 
 def missing_message() -> str:

@@ -22,9 +22,10 @@ from __future__ import annotations
 import types
 from typing import Any, NoReturn
 
+from catena._install import install_hint
 from catena.backends import _absent
 
-_INSTALL = 'pip install catena-intel64'
+_INSTALL = install_hint('catena-intel64')
 
 
 def _plugin() -> types.ModuleType | None:

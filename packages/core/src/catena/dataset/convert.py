@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,18 @@ class _ArbitraryCallableConverter(Converter):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.base_callable(*args, **kwargs)
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        # A converter defined with @converter() at module level replaces its
+        # function there: pickle it by that name, as pickle does functions.
+        module = sys.modules.get(getattr(self, '__module__', None) or '')
+        name = getattr(self, '__qualname__', '')
+        target: Any = module
+        for part in name.split('.'):
+            target = getattr(target, part, None)
+        if target is self:
+            return name
+        return super().__reduce_ex__(protocol)
+
 
 def converter() -> Callable[[Callable[..., Any]], Converter]:
     """Decorator that makes a function ``f(batch, device, ...)`` a :class:`Converter`.
@@ -52,11 +65,22 @@ def converter() -> Callable[[Callable[..., Any]], Converter]:
 
 
 def _call_converter(conv: Callable[..., Any], batch: Any, device: Any) -> Any:
-    """Calls ``conv`` the way updaters do: a Converter gets a Device (or None)."""
+    """Calls ``conv`` the way updaters do.
+
+    A Converter gets a Device (or None); an old-style converter (a plain
+    function) gets Chainer's integer ids for the CPU (-1) and for a GPU (its
+    index), and any other device as it is.
+    """
     if isinstance(conv, Converter):
         if device is not None and not isinstance(device, Device):
             device = backend.get_device(device)
         return conv(batch, device)
+    if isinstance(device, Device):
+        device_id = getattr(device, 'device_id', None)
+        if getattr(device, 'xp', None) is numpy:
+            device = -1
+        elif isinstance(device_id, int):
+            device = device_id
     return conv(batch, device)
 
 

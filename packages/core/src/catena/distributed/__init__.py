@@ -10,9 +10,10 @@ creates a communicator, wraps its optimizer and takes its part of the data::
     optimizer.setup(model)
     train = dist.scatter_dataset(train if comm.rank == 0 else None, comm, shuffle=True)
 
-MPI comes from mpi4py (``pip install "catena[mpi]"`` installs mpi4py and the
-Open MPI wheel). Importing this package does not import mpi4py; creating an
-MPI communicator does, and also installs :mod:`global_except_hook`.
+MPI comes from mpi4py (``pip install './packages/core[mpi]'``, in a catena
+checkout, installs mpi4py and the Open MPI wheel). Importing this package does
+not import mpi4py; creating an MPI communicator does, and also installs
+:mod:`global_except_hook`.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy
 
-INSTALL_HINT = 'pip install "catena[mpi]"'
+from catena._install import install_hint
+
+INSTALL_HINT = install_hint('catena', 'mpi')
 
 
 def is_available() -> bool:

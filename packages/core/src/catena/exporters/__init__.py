@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import types
 
+from catena._install import install_hint
 from catena.plugins import _manager
 
 
@@ -28,7 +29,7 @@ def plugin_exporter(name: str) -> types.ModuleType:
     for _plugin, modules in _manager.call_each('catena_register_exporters'):
         if name in (modules or {}):
             return modules[name]
-    hint = ' (pip install catena-zoo)' if name == 'caffe' else ''
+    hint = f' ({install_hint("catena-zoo")})' if name == 'caffe' else ''
     raise ImportError(f'no installed plugin provides the exporter catena.exporters.{name}'
                       f'{hint}', name=f'catena.exporters.{name}')
 

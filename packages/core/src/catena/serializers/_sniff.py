@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from catena._install import install_hint
 from catena.serializers._errors import FileFormatError, UnsafeFileError
 
 HEAD_SIZE = 64
@@ -10,7 +11,7 @@ HDF5_MAGIC = b'\x89HDF\r\n\x1a\n'
 NPY_MAGIC = b'\x93NUMPY'
 
 _CAFFE_IMPORTER = ('catena_zoo.caffe.CaffeFunction (the Caffe importer in catena-zoo: '
-                   'pip install catena-zoo)')
+                   f'{install_hint("catena-zoo")})')
 # Field tags that may follow the name of a Caffe NetParameter: layers (V1), input,
 # input_dim, force_backward, state, debug_info, input_shape, layer.
 _CAFFE_NEXT_TAGS = frozenset(b'\x12\x1a\x20\x28\x32\x38\x42\xa2')

@@ -1,4 +1,4 @@
-"""Saving and loading objects in HDF5 files (needs h5py: ``pip install catena[hdf5]``).
+"""Saving and loading objects in HDF5 files (needs h5py: ``pip install h5py``).
 
 The object hierarchy maps to HDF5 groups (``predictor`` / ``l1``) and each
 value to a dataset (``W``). None is stored as an empty dataset (``h5py.Empty``),
@@ -51,7 +51,7 @@ def _h5py() -> Any:
         import h5py
     except ImportError as error:
         raise H5pyMissingError('the HDF5 serializers need h5py; install it with '
-                               'pip install catena[hdf5]') from error
+                               'pip install h5py') from error
     return h5py
 
 

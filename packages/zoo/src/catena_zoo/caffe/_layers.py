@@ -292,25 +292,25 @@ def scale(func: Any, layer: Any) -> None:
     axis = int(p.axis)
 
     def learned_scale(link: Any, x: Any) -> Any:
-        bias = link.bias.b if link.bias is not None else None
+        bias = link.bias.b if getattr(link, 'bias', None) is not None else None
         return _functions.scale_and_bias(x, link.W, bias, axis)
 
     def given_scale(link: Any, x: Any, y: Any) -> Any:
-        bias = link.bias.b if link.bias is not None else None
+        bias = link.bias.b if getattr(link, 'bias', None) is not None else None
         return _functions.scale_and_bias(x, y, bias, axis)
 
     if len(layer.bottom) == 1:
         weights = blob_array(layer, 0, 'scale')
         link = L.Scale(axis, weights.shape, bool(p.bias_term))
         link.W.array[...] = weights
-        if link.bias is not None:
+        if getattr(link, 'bias', None) is not None:
             link.bias.b.array[...] = blob_array(layer, 1, 'bias').reshape(weights.shape)
         func.add_layer(layer, learned_scale, link)
         return
     bias_values = blob_array(layer, 0, 'bias') if p.bias_term else None
     link = L.Scale(axis, None, bias_values is not None,
                    None if bias_values is None else bias_values.shape)
-    if link.bias is not None:
+    if getattr(link, 'bias', None) is not None:
         link.bias.b.array[...] = bias_values
     func.add_layer(layer, given_scale, link)
 

@@ -184,7 +184,7 @@ def _copy_batch_norm(caffe: Any, suffix: str, bn: L.BatchNormalization, where: s
     _common.copy_blob(bn.avg_mean, stats.avg_mean, f'bn{suffix}', f'{where}/avg_mean')
     _common.copy_blob(bn.avg_var, stats.avg_var, f'bn{suffix}', f'{where}/avg_var')
     _common.copy_blob(bn.gamma, scale.W, f'scale{suffix}', f'{where}/gamma')
-    if scale.bias is None:
+    if getattr(scale, 'bias', None) is None:
         raise ValueError(f'the caffemodel\'s layer scale{suffix} has no bias, which '
                          f'{where}/beta needs')
     _common.copy_blob(bn.beta, scale.bias.b, f'scale{suffix}', f'{where}/beta')

@@ -8,7 +8,7 @@ from catena.dataset.tabular.tabular_dataset import TabularDataset
 
 
 class DelegateDataset(TabularDataset):
-    """Forwards ``len``, ``keys``, ``mode`` and ``get_examples`` to ``dataset``.
+    """Forwards ``len``, ``keys``, ``mode``, ``get_examples`` and ``convert`` to ``dataset``.
 
     Subclass it to give an existing table a class of its own.
 
@@ -32,3 +32,6 @@ class DelegateDataset(TabularDataset):
 
     def get_examples(self, indices: Any, key_indices: tuple[int, ...] | None) -> tuple[Any, ...]:
         return self.dataset.get_examples(indices, key_indices)
+
+    def convert(self, data: Any) -> Any:
+        return self.dataset.convert(data)

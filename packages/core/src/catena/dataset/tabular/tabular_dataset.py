@@ -27,7 +27,9 @@ class TabularDataset(DatasetMixin):
 
     Views (:attr:`slice`, :meth:`astuple`, :meth:`asdict`, :meth:`concat`,
     :meth:`join`, :meth:`transform`, :meth:`transform_batch`,
-    :meth:`with_converter`) read their base lazily.
+    :meth:`with_converter`) read their base lazily, and all but
+    :meth:`with_converter` keep the base's :meth:`convert` (for
+    :meth:`concat` and :meth:`join`, the first dataset's).
     """
 
     def __len__(self) -> int:
@@ -46,8 +48,14 @@ class TabularDataset(DatasetMixin):
     def get_examples(self, indices: Any, key_indices: tuple[int, ...] | None) -> tuple[Any, ...]:
         """Returns columns of several rows.
 
+        Views call it on their base with the narrowest form that fits:
+        None when every row is read, a slice when the rows are evenly
+        spaced (``dataset.slice[a:b:c]``, slices of concatenations), and a
+        list of row positions otherwise; likewise ``key_indices`` is None
+        unless a view picks keys.
+
         Args:
-            indices: None (every row), a slice, or a list of row indices.
+            indices: None (every row), a slice, or a list of row positions.
             key_indices: The positions in :attr:`keys` of the wanted columns,
                 or None for all.
 
@@ -71,7 +79,7 @@ class TabularDataset(DatasetMixin):
             i += n
         if not 0 <= i < n:
             raise IndexError(f'{type(self).__name__} index out of range (length {n})')
-        return self._shape(tuple(col[0] for col in self.get_examples([i], None)))
+        return self._shape(tuple([col[0] for col in self.get_examples([i], None)]))
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, (slice, list, numpy.ndarray)):
@@ -110,23 +118,23 @@ class TabularDataset(DatasetMixin):
         Rows are a slice, a list of indices or a boolean mask; keys are a key
         name or position (the view becomes unary) or a tuple of them.
         """
-        return _ops.SliceHelper(self)
+        return _slice.SliceHelper(self)
 
     def astuple(self) -> TabularDataset:
         """Returns a view whose examples are tuples."""
-        return _ops.AsMode(self, tuple)
+        return _asmode.AsMode(self, tuple)
 
     def asdict(self) -> TabularDataset:
         """Returns a view whose examples are dicts."""
-        return _ops.AsMode(self, dict)
+        return _asmode.AsMode(self, dict)
 
     def concat(self, *datasets: TabularDataset) -> TabularDataset:
         """Returns the rows of this dataset followed by those of ``datasets`` (same keys)."""
-        return _ops.Concat(self, *datasets)
+        return _concat.Concat(self, *datasets)
 
     def join(self, *datasets: TabularDataset) -> TabularDataset:
         """Returns the columns of this dataset and of ``datasets`` side by side."""
-        return _ops.Join(self, *datasets)
+        return _join.Join(self, *datasets)
 
     def transform(self, keys: Any, transform: Callable[..., Any]) -> TabularDataset:
         """Returns a view that applies ``transform`` to each example.
@@ -135,16 +143,16 @@ class TabularDataset(DatasetMixin):
         or unary mode) or keyword arguments (dict mode) and returns a tuple,
         a dict, or one value (when ``keys`` is a single name).
         """
-        return _ops.Transform(self, keys, transform, batch=False)
+        return _transform.Transform(self, keys, transform, batch=False)
 
     def transform_batch(self, keys: Any, transform_batch: Callable[..., Any]) -> TabularDataset:
         """Like :meth:`transform`, but ``transform_batch`` gets and returns whole columns."""
-        return _ops.Transform(self, keys, transform_batch, batch=True)
+        return _transform.Transform(self, keys, transform_batch, batch=True)
 
     def with_converter(self, converter: Callable[..., Any]) -> TabularDataset:
         """Returns a view whose :meth:`convert` calls ``converter`` (like a transform)."""
-        return _ops.WithConverter(self, converter)
+        return _with_converter.WithConverter(self, converter)
 
 
 # The views subclass TabularDataset, so they are imported once it exists.
-from catena.dataset.tabular import _ops  # noqa: E402
+from catena.dataset.tabular import _asmode, _concat, _join, _slice, _transform, _with_converter  # noqa: E402

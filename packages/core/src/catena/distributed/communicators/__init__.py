@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from catena._install import install_hint
 from catena.distributed.communicators.base import CommunicatorBase
 from catena.distributed.communicators.dummy import DummyCommunicator
 from catena.distributed.communicators.flat import FlatCommunicator
@@ -26,7 +27,8 @@ BUILTIN_COMMUNICATORS: dict[str, Callable[..., CommunicatorBase]] = {
 
 # ChainerMN names that catena does not build in, and what to do instead.
 _HINTS = {
-    'pure_nccl': 'it is provided by catena-cuda (pip install catena-cuda) for CuPy arrays on '
+    'pure_nccl': f'it is provided by catena-cuda ({install_hint("catena-cuda", "cuda12")}) '
+                 'for CuPy arrays on '
                  'NVIDIA GPUs; for CPU arrays use naive or flat',
     'non_cuda_aware': 'catena has no such communicator; use pure_nccl (catena-cuda) on GPUs',
     'hierarchical': 'it was removed in Chainer 7; use create_communicator("flat", '

@@ -15,7 +15,7 @@ from typing import Any
 
 from catena import _atomic
 
-_INSTALL_HINT = "install it with: pip install 'catena[plot]'"
+_INSTALL_HINT = 'install it with: pip install matplotlib'
 
 
 @functools.cache

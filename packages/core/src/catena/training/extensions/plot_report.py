@@ -31,7 +31,7 @@ class PlotReport(extension.Extension):
     to ``trainer.out`` atomically, in the format named by the file's
     extension.
 
-    matplotlib is needed (``pip install 'catena[plot]'``); without it the
+    matplotlib is needed (``pip install matplotlib``); without it the
     extension warns once it is created and does nothing. It draws on its
     own Agg canvas, never through pyplot, so it neither changes nor depends
     on the backend chosen by the user.

@@ -134,7 +134,7 @@ class VariableStatisticsPlot(extension.Extension):
     deviation and a row with the percentiles as bands; the image is written
     to ``trainer.out`` atomically.
 
-    matplotlib is needed (``pip install 'catena[plot]'``); without it the
+    matplotlib is needed (``pip install matplotlib``); without it the
     extension does nothing. It draws on its own Agg canvas, never through
     pyplot.
 
