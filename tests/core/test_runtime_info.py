@@ -52,7 +52,7 @@ def test_info_with_installed_plugins():
     assert all(devices), found['Devices']
     statuses = {m.group(1): m.group(2) for m in devices}
     assert statuses['@numpy'] == 'available'
-    assert statuses['@fake'] == 'available'
+    assert '@fake' not in statuses  # a device for tests only
     assert found['Problems']
 
 
@@ -67,9 +67,10 @@ def test_info_matches_the_registry():
     for record, line in zip(records, found['Plugins']):
         assert line.startswith(f'  {record.name} ({record.source}')
         assert line.endswith(': loaded') == (record.error is None)
-    assert sorted(line.split(':')[0].strip() for line in found['Devices']) == \
-        sorted(_registry.device_types_by_prefix)
-    for prefix, device_type in _registry.device_types_by_prefix.items():
+    for_users = {prefix: device_type for prefix, device_type
+                 in _registry.device_types_by_prefix.items() if not device_type.test_only}
+    assert sorted(line.split(':')[0].strip() for line in found['Devices']) == sorted(for_users)
+    for prefix, device_type in for_users.items():
         reason = device_type.unavailable_reason()
         expected = 'available' if reason is None else f'unavailable: {reason}'
         assert f'  {prefix}: {expected}' in found['Devices']
@@ -83,7 +84,7 @@ def test_info_without_autoload_lists_builtins_only():
     found = sections(lines)
     assert found['Plugins'] == [f'  {name} (builtin): loaded'
                                 for name in _manager.DEFAULT_PLUGINS]
-    assert found['Devices'] == ['  @fake: available', '  @numpy: available']
+    assert found['Devices'] == ['  @numpy: available']
     assert found['Problems'] == ['  (none)']
     assert any(line.startswith('NumPy: ') for line in lines)
 
@@ -93,6 +94,7 @@ def test_info_verbose_lists_hooks():
     assert result.returncode == 0, result.stderr
     assert '  catena.backends._numpy (builtin): loaded [hooks: ' in result.stdout
     assert 'catena_register_device_types' in result.stdout
+    assert '\n  @fake: available (for tests)\n' in result.stdout
 
 
 def test_usage():

@@ -9,16 +9,20 @@ from typing import Any, TextIO
 import catena
 
 
-def _device_lines() -> list[str]:
+def _device_lines(verbose: bool) -> list[str]:
     from catena.backends import _registry
 
     lines = []
     for prefix, device_type in sorted(_registry.device_types_by_prefix.items()):
+        if device_type.test_only and not verbose:
+            continue
         try:
             reason = device_type.unavailable_reason()
         except Exception as error:  # noqa: BLE001 - the report must not fail
             reason = f'{type(error).__name__} while checking: {error}'
         status = 'available' if reason is None else f'unavailable: {reason}'
+        if device_type.test_only:
+            status += ' (for tests)'
         lines.append(f'  {prefix}: {status}')
     return lines or ['  (none)']
 
@@ -72,7 +76,7 @@ def runtime_info_lines(verbose: bool = False) -> list[str]:
             lines.append(f'{name}:')
             lines.extend(f'  {line}' for line in plugin_lines)
     lines.append('Devices:')
-    lines.extend(_device_lines())
+    lines.extend(_device_lines(verbose))
     lines.append('Problems:')
     lines.extend(f'  {problem}' for problem in _registry.problems)
     if not _registry.problems:

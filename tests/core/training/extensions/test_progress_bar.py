@@ -42,7 +42,8 @@ def test_draws_the_total_and_epoch_bars_every_interval_on_a_terminal(tmp_path):
     assert first[0] == '     total [' + '#' * 12 + '.' * 38 + '] 25.00%'
     assert first[1] == 'this epoch [' + '#' * 25 + '.' * 25 + '] 50.00%'
     assert first[2] == '         2 iter, 0 epoch / 2 epochs'
-    assert SPEED_LINE.match(first[3])
+    speed = SPEED_LINE.match(first[3])
+    assert speed and 0 < float(speed.group(1)) < float('inf')  # measured from the start
     assert frames[1][0] == '     total [' + '#' * 25 + '.' * 25 + '] 50.00%'
     assert frames[1][2] == '         4 iter, 1 epoch / 2 epochs'
     assert last[0] == '     total [' + '#' * 50 + '] 100.00%'

@@ -27,12 +27,15 @@ class Device:
     * ``kernel_config_key``: the configuration key (``'use_cudnn'``,
       ``'use_ideep'``) that gates this kind's registered kernels, or None when
       its kernels always apply.
+    * ``test_only``: True for a device that exists for tests (``'@fake'``);
+      ``python -m catena info`` lists it only with ``--verbose``.
     """
 
     prefix: ClassVar[str] = ''
     supported_array_types: ClassVar[tuple[type, ...]] = ()
     legacy_forward: ClassVar[str] = 'forward_cpu'
     kernel_config_key: ClassVar[str | None] = None
+    test_only: ClassVar[bool] = False
 
     @classmethod
     def parse(cls, rest: str | None) -> Device:

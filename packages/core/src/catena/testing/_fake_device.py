@@ -95,6 +95,7 @@ class FakeDevice(Device):
     supported_array_types = (FakeArray,)
     legacy_forward = 'forward_cpu'
     kernel_config_key = None
+    test_only = True
 
     @property
     def xp(self) -> types.ModuleType:

@@ -87,6 +87,12 @@ class ProgressBar(extension.Extension):
             self._training_length = self._check_training_length(get_length())
         return self._training_length
 
+    def initialize(self, trainer: Any) -> None:
+        """Notes where and when the run starts, so that the first speed is measured."""
+        updater = trainer.updater
+        self._recent_timing.append((updater.iteration, updater.epoch_detail,
+                                    time.perf_counter()))
+
     def __call__(self, trainer: Any) -> None:
         """Redraws the progress every ``update_interval`` iterations (on a terminal)."""
         updater = trainer.updater
