@@ -67,7 +67,8 @@ def test_package_imports_and_explains_without_cupy() -> None:
         try:
             catena_cuda.check_cuda_available()
         except RuntimeError as error:
-            assert "CuPy is not installed (pip install './packages/backend-cuda[cuda12]', in a catena checkout)" in str(error)
+            assert ("CuPy is not installed (pip install './packages/backend-cuda[cuda12]', "
+                    'in a catena checkout)') in str(error)
         else:
             raise AssertionError('check_cuda_available did not raise')
         try:

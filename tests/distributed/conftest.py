@@ -34,7 +34,9 @@ TEST_DEADLINE_S = 120
 def mpi_world():
     """``MPI.COMM_WORLD`` of the job; the test is skipped outside an MPI job."""
     if not HAS_MPI4PY:
-        pytest.skip("mpi4py is not installed (pip install './packages/core[mpi]', in a catena checkout)")
+        from catena.distributed._mpi import INSTALL_HINT
+
+        pytest.skip(f'mpi4py is not installed ({INSTALL_HINT})')
     if not UNDER_MPIEXEC:
         pytest.skip('needs an MPI job: mpiexec -n 2 python -m pytest -p no:cacheprovider '
                     'tests/distributed')

@@ -93,7 +93,7 @@ def test_an_exception_on_one_rank_stops_mpiexec(tmp_path):
     if _helpers.UNDER_MPIEXEC:
         pytest.skip('starts its own mpiexec; runs in the single-process pytest run')
     if not _mpi.is_available():
-        pytest.skip("mpi4py is not installed (pip install './packages/core[mpi]', in a catena checkout)")
+        pytest.skip(f'mpi4py is not installed ({_mpi.INSTALL_HINT})')
     mpiexec = find_mpiexec()
     if mpiexec is None:
         pytest.skip('no mpiexec found beside the Python executable or on PATH')

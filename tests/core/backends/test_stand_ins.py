@@ -117,3 +117,6 @@ def test_cpu_module_to_cpu() -> None:
         _cpu._to_cpu(catena.Variable(x))
     with pytest.raises(TypeError):
         _cpu._to_cpu(object())
+    nested = _cpu._to_cpu((fake, [x, None]))
+    assert type(nested) is tuple and type(nested[1]) is list
+    assert type(nested[0]) is np.ndarray and nested[1][0] is x and nested[1][1] is None

@@ -93,8 +93,12 @@ def test_bad_idx_file(serve_known):
 def test_labels():
     labels = fashion_mnist.get_fashion_mnist_labels()
     assert len(labels) == 10 and labels[0] == 'T-shirt/top' and labels[9] == 'Ankle boot'
+    assert isinstance(labels, list)
+    labels.append('x')
+    assert len(fashion_mnist.get_fashion_mnist_labels()) == 10
     kl = kuzushiji_mnist.get_kuzushiji_mnist_labels()
-    assert len(kl) == 10 and kl[0] == 'o' and kl[9] == 'wo'
+    assert isinstance(kl, list) and len(kl) == 10
+    assert kl[0] == ('o', '\u304a') and kl[9] == ('wo', '\u3092')
 
 
 def test_pinned_checksums_registered():

@@ -1,4 +1,5 @@
 import io
+import os
 import pickle
 
 import numpy
@@ -37,8 +38,46 @@ def test_in_memory_stream(protocol):
         writer.write(x)
     ds = pickle_dataset.PickleDataset(io.BytesIO(buf.getvalue()))
     assert [ds[i] for i in range(len(ds))] == EXAMPLES[:4]
-    with pytest.raises(pickle.PicklingError):
-        pickle.dumps(ds)
+    restored = pickle.loads(pickle.dumps(ds))
+    assert restored[1] == 'two'
+
+
+def test_file_reader_reopens(tmp_path):
+    path = str(tmp_path / 'data.pkl')
+    with pickle_dataset.open_pickle_dataset_writer(path) as writer:
+        writer.write('x')
+        writer.write('y')
+    ds = pickle_dataset.open_pickle_dataset(path)
+    reader = ds._reader
+    old = reader._file
+    ds._after_fork()
+    assert old.closed and not reader._file.closed
+    assert ds[1] == 'y'
+    restored = pickle.loads(pickle.dumps(ds))
+    assert restored._reader is not reader and restored[0] == 'x'
+    ds.close()
+    restored.close()
+
+
+@pytest.mark.skipif(not hasattr(os, 'fork'), reason='needs fork')
+def test_forked_child_calls_after_fork():
+    buf = io.BytesIO()
+    pickle_dataset.PickleDatasetWriter(buf).write(1)
+    read_fd, write_fd = os.pipe()
+
+    class Reader(io.BytesIO):
+        def after_fork(self):
+            os.write(write_fd, b'called')
+
+    ds = pickle_dataset.PickleDataset(Reader(buf.getvalue()))
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    os.close(write_fd)
+    assert os.read(read_fd, 16) == b'called'
+    os.close(read_fd)
+    assert ds[0] == 1
 
 
 class _Boom:

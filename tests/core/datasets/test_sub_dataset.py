@@ -68,6 +68,9 @@ def test_cross_validation():
         tests.extend(test[:])
     assert sorted(tests) == BASE
     assert sorted(len(t) for _, t in splits) == [3, 3, 4]
+    splits = get_cross_validation_datasets([1, 2, 3, 4, 5, 6, 7], 3)
+    assert [(train[:], test[:]) for train, test in splits] == [
+        ([1, 2, 3, 4], [5, 6, 7]), ([5, 6, 7, 1, 2], [3, 4]), ([3, 4, 5, 6, 7], [1, 2])]
     splits = get_cross_validation_datasets_random(BASE, 2, seed=3)
     assert sorted(splits[0][1][:] + splits[1][1][:]) == BASE
     with pytest.warns(DeprecationWarning):

@@ -15,7 +15,29 @@ def test_single_file(tmp_path):
     assert ds[1:3] == ['second line\n', '\n']
     assert ds[-1] == 'last'
     ds.close()
-    assert ds[0] == 'first\n'
+    with pytest.raises(ValueError, match='closed'):
+        ds[0]
+
+
+def test_per_file_options_and_close_errors(tmp_path):
+    (tmp_path / 'a.txt').write_text('plain\n', encoding='ascii')
+    (tmp_path / 'u.txt').write_text('caf\u00e9\n', encoding='utf-16')
+    paths = [str(tmp_path / 'a.txt'), str(tmp_path / 'u.txt')]
+    ds = text_dataset.TextDataset(paths, encoding=['ascii', 'utf-16'])
+    assert ds[0] == ('plain\n', 'caf\u00e9\n')
+    with pytest.raises(ValueError, match='lists 1 values for 2'):
+        text_dataset.TextDataset(paths, encoding=['ascii'])
+
+    class Broken:
+        def close(self):
+            raise OSError('cannot close')
+
+    first, second = ds._fps
+    ds._fps[0] = Broken()
+    with pytest.raises(OSError, match='cannot close'):
+        ds.close()
+    assert second.closed
+    first.close()
 
 
 def test_several_files_and_filter(tmp_path):

@@ -2,6 +2,7 @@ import numpy
 import pytest
 
 from catena.iterators import OrderSampler, SerialIterator, ShuffleOrderSampler
+from catena.serializers import DictionarySerializer, NpzDeserializer
 
 
 def ids(batch):
@@ -71,9 +72,16 @@ def test_custom_order_sampler():
 
 
 def test_bad_order_sampler_and_arguments():
-    it_factory = lambda: SerialIterator([1, 2, 3], 2, order_sampler=lambda o, p: [0, 1])  # noqa
-    with pytest.raises(ValueError, match='shape'):
-        it_factory()
+    with pytest.raises(ValueError, match='1-D'):
+        SerialIterator([1, 2, 3], 2, order_sampler=lambda o, p: [[0, 1]])
+    with pytest.raises(ValueError, match='integer'):
+        SerialIterator([1, 2, 3], 2, order_sampler=lambda o, p: [0.5, 1.0])
+    with pytest.raises(ValueError, match='empty'):
+        SerialIterator([1, 2, 3], 2, order_sampler=lambda o, p: [])
+    lengths = iter([3, 2])
+    it = SerialIterator([1, 2, 3], 3, order_sampler=lambda o, p: numpy.arange(next(lengths)))
+    with pytest.raises(ValueError, match='epoch size must stay the same'):
+        it.next()
     with pytest.raises(ValueError, match='batch_size'):
         SerialIterator([1], 0)
     with pytest.raises(ValueError, match='empty'):
@@ -85,3 +93,27 @@ def test_shuffle_order_sampler_generators():
     for rng in (numpy.random.RandomState(0), numpy.random.default_rng(0)):
         order = ShuffleOrderSampler(rng)(numpy.arange(6), 0)
         assert sorted(order.tolist()) == list(range(6))
+
+
+def test_order_longer_than_dataset():
+    it = SerialIterator([1, 2, 3], 2, order_sampler=lambda o, p: numpy.repeat(numpy.arange(3), 2))
+    batches = [it.next() for _ in range(3)]
+    assert sorted(sum(batches, [])) == [1, 1, 2, 2, 3, 3]
+    assert it.is_new_epoch and it.epoch == 1
+    assert it.epoch_detail == pytest.approx(1.0)
+    assert it.previous_epoch_detail == pytest.approx(4 / 6)
+
+
+def test_load_older_snapshot_keys():
+    it = SerialIterator(list(range(6)), 2)
+    it.next()
+    it.next()
+    target = {}
+    it.serialize(DictionarySerializer(target))
+    target['_order'] = target.pop('order')
+    del target['previous_epoch_detail']
+    restored = SerialIterator(list(range(6)), 2)
+    restored.serialize(NpzDeserializer(target))
+    assert restored.epoch_detail == pytest.approx(4 / 6)
+    assert restored.previous_epoch_detail == pytest.approx(2 / 6)
+    numpy.testing.assert_array_equal(restored._state.order, it._state.order)

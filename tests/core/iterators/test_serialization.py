@@ -108,5 +108,9 @@ def test_snapshot_without_sampler_state_loads():
     it = SerialIterator(list(range(6)), 4, shuffle=False)
     it.serialize(DictDeserializer({'current_position': 4, 'epoch': 2, 'is_new_epoch': False}))
     assert it.epoch == 2 and it.current_position == 4
-    assert it.previous_epoch_detail is None
+    # Without previous_epoch_detail (older snapshots) it is one batch back.
+    assert it.previous_epoch_detail == 2.0
     assert [int(v) for v in it.next()] == [4, 5, 0, 1]
+    it = SerialIterator(list(range(6)), 4, shuffle=False)
+    it.serialize(DictDeserializer({'current_position': 0, 'epoch': 0, 'is_new_epoch': False}))
+    assert it.previous_epoch_detail is None

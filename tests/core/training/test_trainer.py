@@ -121,6 +121,10 @@ def test_an_error_reaches_on_error_and_finalize_then_propagates(tmp_path, capsys
 def test_elapsed_time_needs_a_started_run(tmp_path):
     with pytest.raises(RuntimeError, match='has not started'):
         _trainer(tmp_path).elapsed_time
+    done = _trainer(tmp_path)
+    done._done = True
+    done._snapshot_elapsed_time = 2.5
+    assert done.elapsed_time == 2.5
 
 
 def test_autoloading_extensions_initialize_first(tmp_path):

@@ -261,10 +261,44 @@ class UpdateRule:
                 and self._update_with_kernel(param):
             return
         if data is None or isinstance(data, numpy.ndarray):
-            self.update_core_cpu(param)
+            if data is not None and data.ndim == 0:
+                self._update_scalar_cpu(param)
+            else:
+                self.update_core_cpu(param)
             return
         with backend.using_device(param.device):
             self.update_core_gpu(param)
+
+    def _update_scalar_cpu(self, param: Variable) -> None:
+        # NumPy ufuncs return scalars for 0-d operands, and the in-place steps
+        # of the rules (``out=`` buffers) need arrays: the rule updates
+        # 1-element views of the parameter, its gradient and its state.
+        data = param._data
+        flat = data.reshape(1)
+        view = Variable(flat, name=param.name)
+        grad = param.grad
+        if grad is not None:
+            view.grad = grad.reshape(1)
+        state = self._state
+        scalars: set[str] = set()
+        known: set[str] = set()
+        if state is not None:
+            for key, value in state.items():
+                if isinstance(value, numpy.ndarray) and value.ndim == 0:
+                    state[key] = value.reshape(1)
+                    scalars.add(key)
+            known.update(state)
+        try:
+            self.update_core_cpu(view)
+        finally:
+            state = self._state
+            if state is not None:
+                for key, value in state.items():
+                    if (isinstance(value, numpy.ndarray) and value.shape == (1,)
+                            and (key in scalars or key not in known)):
+                        state[key] = value.reshape(())
+        if view._data is not flat:
+            numpy.copyto(data, view._data.reshape(()))
 
     def _update_with_kernel(self, param: Variable) -> bool:
         kernel = _registry.kernels.get((self.__class__, param._data.__class__))
@@ -410,7 +444,8 @@ class Optimizer:
             The optimizer itself.
         """
         if not isinstance(link, Link):
-            raise TypeError(f'link must be a catena.Link, got {type(link).__name__}')
+            raise TypeError('optimization target must be a link (a catena.Link), '
+                            f'got {type(link).__name__}')
         self.target = link
         self.t = 0
         self.epoch = 0

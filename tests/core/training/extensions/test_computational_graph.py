@@ -134,3 +134,24 @@ def test_bad_arguments():
         extensions.DumpGraph('main/loss', 'a.dot', out_name='b.dot')
     with pytest.raises(TypeError, match='root_name must be a str'):
         extensions.DumpGraph(None)
+
+
+def test_renders_a_png_when_graphviz_is_on_the_path(tmp_path, monkeypatch):
+    from catena.training.extensions import computational_graph
+
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    fake_dot = bin_dir / 'dot'
+    # Writes its arguments to the file after -o, as a stand-in for Graphviz.
+    fake_dot.write_text('#!/bin/sh\nwhile [ "$1" != "-o" ]; do shift; done\necho png > "$2"\n')
+    fake_dot.chmod(0o755)
+    monkeypatch.setenv('PATH', str(bin_dir))
+    assert computational_graph.is_graphviz_available()
+    trainer = _trainer(tmp_path)
+    trainer.extend(extensions.DumpGraph('main/loss', filename='graph.dot'))
+    trainer.run()
+    assert (tmp_path / 'out' / 'graph.dot').exists()
+    assert (tmp_path / 'out' / 'graph.png').read_text() == 'png\n'
+
+    monkeypatch.setenv('PATH', str(tmp_path / 'empty'))
+    assert not computational_graph.is_graphviz_available()

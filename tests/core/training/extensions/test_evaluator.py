@@ -23,7 +23,8 @@ def _data(n, seed):
 
 
 def _trainer(tmp_path, stop=(2, 'epoch')):
-    model = L.Classifier(L.Linear(4, 3))
+    initial_w = numpy.random.default_rng(2).standard_normal((3, 4)).astype(numpy.float32)
+    model = L.Classifier(L.Linear(4, 3, initialW=initial_w))
     optimizer = optimizers.SGD(lr=0.5).setup(model)
     train = iterators.SerialIterator(datasets.TupleDataset(*_data(12, 0)), 4, shuffle=False)
     updater = training.StandardUpdater(train, optimizer)
@@ -115,7 +116,8 @@ def test_eval_hook_runs_first_at_each_evaluation_and_the_iterator_is_rewound(tmp
 
 
 def test_called_without_a_trainer_it_returns_and_reports_the_means():
-    model = L.Classifier(L.Linear(4, 3))
+    initial_w = numpy.random.default_rng(2).standard_normal((3, 4)).astype(numpy.float32)
+    model = L.Classifier(L.Linear(4, 3, initialW=initial_w))
     evaluator = extensions.Evaluator(_valid_iterator(), model)
     result = evaluator()
     assert sorted(result) == ['main/accuracy', 'main/loss']
@@ -159,7 +161,8 @@ def test_dicts_of_iterators_and_targets():
 
 
 def test_converter_and_device_are_passed():
-    model = L.Classifier(L.Linear(4, 3))
+    initial_w = numpy.random.default_rng(2).standard_normal((3, 4)).astype(numpy.float32)
+    model = L.Classifier(L.Linear(4, 3, initialW=initial_w))
     devices = []
 
     def converter(batch, device):
@@ -170,14 +173,18 @@ def test_converter_and_device_are_passed():
                                      device='@numpy')
     assert str(evaluator.device) == '@numpy'
     evaluator()
-    assert [str(d) for d in devices] == ['@numpy'] * 3
+    # A plain function is an old-style converter: it gets -1 for the CPU.
+    assert devices == [-1] * 3
 
 
-def test_a_repeating_iterator_is_refused_unless_evaluate_is_overridden():
-    model = L.Classifier(L.Linear(4, 3))
+def test_a_repeating_iterator_warns_and_the_default_evaluate_refuses_it():
+    initial_w = numpy.random.default_rng(2).standard_normal((3, 4)).astype(numpy.float32)
+    model = L.Classifier(L.Linear(4, 3, initialW=initial_w))
     repeating = iterators.SerialIterator(datasets.TupleDataset(*_data(10, 1)), 4)
+    with pytest.warns(UserWarning, match='repeat=True'):
+        evaluator = extensions.Evaluator(repeating, model)
     with pytest.raises(ValueError, match="iterator 'main'.*repeat=True"):
-        extensions.Evaluator(repeating, model)
+        evaluator()
 
     class FixedBatches(extensions.Evaluator):
         def evaluate(self):
@@ -188,7 +195,8 @@ def test_a_repeating_iterator_is_refused_unless_evaluate_is_overridden():
 
 
 def test_bad_arguments_are_named():
-    model = L.Classifier(L.Linear(4, 3))
+    initial_w = numpy.random.default_rng(2).standard_normal((3, 4)).astype(numpy.float32)
+    model = L.Classifier(L.Linear(4, 3, initialW=initial_w))
     with pytest.raises(TypeError, match='iterator must be'):
         extensions.Evaluator([1, 2], model)
     with pytest.raises(TypeError, match=r"target\['main'\] must be"):
@@ -218,7 +226,8 @@ def test_an_iterator_without_reset_is_copied_and_left_untouched():
     x, t = _data(6, 2)
     batches = [list(zip(x[:3], t[:3])), list(zip(x[3:], t[3:]))]
     iterator = _ListIterator(batches)
-    model = L.Classifier(L.Linear(4, 3))
+    initial_w = numpy.random.default_rng(2).standard_normal((3, 4)).astype(numpy.float32)
+    model = L.Classifier(L.Linear(4, 3, initialW=initial_w))
     first = extensions.Evaluator(iterator, model)()
     second = extensions.Evaluator(iterator, model)()
     assert iterator.position == 0
@@ -234,7 +243,8 @@ class _Terminal(io.StringIO):
 
 
 def test_progress_bar_writes_only_to_a_terminal(monkeypatch):
-    model = L.Classifier(L.Linear(4, 3))
+    initial_w = numpy.random.default_rng(2).standard_normal((3, 4)).astype(numpy.float32)
+    model = L.Classifier(L.Linear(4, 3, initialW=initial_w))
     terminal = _Terminal()
     monkeypatch.setattr('sys.stderr', terminal)
     extensions.Evaluator(_valid_iterator(), model, progress_bar=True)()

@@ -185,3 +185,52 @@ def test_bad_arguments():
         snapshot_writers.ThreadQueueWriter(task=3)
     with pytest.raises(NotImplementedError):
         snapshot_writers.Writer()('x', '.', None)
+
+
+def test_process_writer_workers_are_default_context_processes(tmp_path):
+    worker = snapshot_writers.ProcessWriter().create_worker('a.npz', str(tmp_path), {})
+    assert isinstance(worker, multiprocessing.Process)
+    writer = snapshot_writers.ProcessWriter()
+    writer.multiprocessing_context = 'spawn'
+    worker = writer.create_worker('a.npz', str(tmp_path), {})
+    assert type(worker) is multiprocessing.get_context('spawn').Process
+
+
+def test_a_queue_writer_finalize_joins_the_queue_then_the_consumer(tmp_path):
+    events = []
+
+    class Queue:
+        def __init__(self):
+            self.items = []
+
+        def put(self, item):
+            self.items.append(item)
+
+        def empty(self):
+            return True
+
+        def join(self):
+            events.append('queue joined')
+
+    class Consumer:
+        def start(self):
+            pass
+
+        def is_alive(self):
+            return True
+
+        def join(self):
+            events.append('consumer joined')
+
+    class Writer(snapshot_writers.QueueWriter):
+        def create_queue(self):
+            return Queue()
+
+        def create_consumer(self, q):
+            return Consumer()
+
+    writer = Writer()
+    writer('a.npz', str(tmp_path), {})
+    writer.finalize()
+    assert len(writer._queue.items) == 2 and writer._queue.items[-1] is None
+    assert events == ['consumer joined', 'queue joined']

@@ -43,3 +43,11 @@ def test_resume_before_the_first_call_still_fires_once():
     resumed = OnceTrigger()
     resumed.serialize(fakes.DictDeserializer(stored))
     assert fakes.run(resumed, fakes.FakeTrainer(), 3) == [1]
+
+
+def test_snapshot_without_the_flag_warns_and_counts_as_after_the_first_call():
+    trigger = OnceTrigger()
+    with pytest.warns(UserWarning, match='_flag_first'):
+        trigger.serialize(fakes.DictDeserializer({}))
+    assert trigger.finished
+    assert fakes.run(trigger, fakes.FakeTrainer(), 2) == []

@@ -14,11 +14,12 @@ from catena.backends._numpy import CpuDevice
 
 
 def _to_cpu(array: Any) -> Any:
-    """Returns one array as a NumPy array; NumPy arrays are returned as they are.
+    """Returns an array as a NumPy array; NumPy arrays are returned as they are.
 
     Args:
         array: An array of any registered device, a NumPy or Python scalar
-            (returned as a 0-dimensional array), or None (returned as is).
+            (returned as a 0-dimensional array), None (returned as is), or a
+            list or tuple of those (converted item by item, nested too).
 
     Raises:
         TypeError: ``array`` is not an array (a :class:`~catena.Variable`
@@ -28,6 +29,9 @@ def _to_cpu(array: Any) -> Any:
 
     if array is None or type(array) is numpy.ndarray:
         return array
+    if isinstance(array, (list, tuple)):
+        converted = [_to_cpu(item) for item in array]
+        return converted if isinstance(array, list) else tuple(converted)
     if isinstance(array, numpy.generic) or numpy.isscalar(array):
         return numpy.asarray(array)
     if not isinstance(array, backend.get_array_types()):

@@ -28,9 +28,9 @@ _LABELS = ('T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shi
            'Sneaker', 'Bag', 'Ankle boot')
 
 
-def get_fashion_mnist_labels() -> tuple[str, ...]:
-    """Returns the class names of Fashion-MNIST, indexed by label."""
-    return _LABELS
+def get_fashion_mnist_labels() -> list[str]:
+    """Returns the class names of Fashion-MNIST, indexed by label (a new list)."""
+    return list(_LABELS)
 
 
 def get_fashion_mnist(withlabel: bool = True, ndim: int = 1, scale: float = 1.,

@@ -24,12 +24,18 @@ _FILES = {
 for _name, _sha in _FILES.items():
     download.register_known_file(_BASE + _name, 'kuzushiji-mnist', sha256=_sha)
 
-_LABELS = ('o', 'ki', 'su', 'tsu', 'na', 'ha', 'ma', 'ya', 're', 'wo')
+_LABELS = (('o', '\u304a'), ('ki', '\u304d'), ('su', '\u3059'), ('tsu', '\u3064'),
+           ('na', '\u306a'), ('ha', '\u306f'), ('ma', '\u307e'), ('ya', '\u3084'),
+           ('re', '\u308c'), ('wo', '\u3092'))
 
 
-def get_kuzushiji_mnist_labels() -> tuple[str, ...]:
-    """Returns the romanised class names of Kuzushiji-MNIST, indexed by label."""
-    return _LABELS
+def get_kuzushiji_mnist_labels() -> list[tuple[str, str]]:
+    """Returns the class names of Kuzushiji-MNIST, indexed by label.
+
+    Returns:
+        A new list of ``(romanisation, hiragana)`` pairs, e.g. ``('o', '\u304a')``.
+    """
+    return list(_LABELS)
 
 
 def get_kuzushiji_mnist(withlabel: bool = True, ndim: int = 1, scale: float = 1.,

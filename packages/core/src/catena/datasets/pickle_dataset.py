@@ -15,6 +15,7 @@ import os
 import pickle
 import pickletools
 import threading
+import weakref
 from typing import IO, Any
 
 from catena.dataset import dataset_mixin
@@ -51,6 +52,62 @@ class PickleDatasetWriter:
         self.close()
 
 
+class _FileReader:
+    """A binary file opened by path that reopens itself after a fork or unpickling.
+
+    A forked child gets its own handle (so that the parent's and the child's
+    seeks do not interfere), and pickling sends the path, not the handle.
+
+    Args:
+        path: The file to read.
+    """
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._file: IO[bytes] = open(path, 'rb')  # noqa: SIM115
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {'_path': self._path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state['_path'])  # type: ignore[misc]
+
+    def after_fork(self) -> None:
+        """Replaces the handle inherited from the parent process by a new one."""
+        self._file.close()
+        self._file = open(self._path, 'rb')  # noqa: SIM115
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self._file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def read(self, size: int = -1) -> bytes:
+        return self._file.read(size)
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._file.readline(size)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+_live_datasets: weakref.WeakSet[PickleDataset] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for dataset in list(_live_datasets):
+        dataset._after_fork()
+
+
+if hasattr(os, 'register_at_fork'):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class PickleDataset(dataset_mixin.DatasetMixin):
     """Dataset of the pickles written by :class:`PickleDatasetWriter`.
 
@@ -58,10 +115,14 @@ class PickleDataset(dataset_mixin.DatasetMixin):
        Unsafe for untrusted files: getting an example unpickles it, which can
        run arbitrary code.
 
+    A forked child process calls the reader's ``after_fork()`` method, when
+    it has one, so that the reader can reopen its file. A reader that is a
+    file with a ``name`` is reopened by that name in each process that uses
+    the dataset. Pickling the dataset pickles the reader, except a named file,
+    which is sent by name.
+
     Args:
-        reader: A seekable binary file object open for reading. When it has a
-            ``name`` naming a file, it is reopened in each process that uses
-            the dataset (so the dataset works with multiprocess iterators).
+        reader: A seekable binary file object open for reading.
     """
 
     def __init__(self, reader: IO[bytes]) -> None:
@@ -83,13 +144,12 @@ class PickleDataset(dataset_mixin.DatasetMixin):
             # Walks the opcodes up to STOP without building any object.
             for _ in pickletools.genops(reader):
                 pass
+        _live_datasets.add(self)
 
     def __getstate__(self) -> dict[str, Any]:
-        if self._path is None:
-            raise pickle.PicklingError(
-                'a PickleDataset over an unnamed stream cannot be sent to another process')
         state = self.__dict__.copy()
-        state['_reader'] = None
+        if self._path is not None:
+            state['_reader'] = None
         state['_pid'] = None
         del state['_lock']
         return state
@@ -97,6 +157,12 @@ class PickleDataset(dataset_mixin.DatasetMixin):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        _live_datasets.add(self)
+
+    def _after_fork(self) -> None:
+        after_fork = getattr(self._reader, 'after_fork', None)
+        if callable(after_fork):
+            after_fork()
 
     def __len__(self) -> int:
         return len(self._positions)
@@ -128,7 +194,7 @@ def open_pickle_dataset(path: str) -> PickleDataset:
 
     Unsafe for untrusted files (see :class:`PickleDataset`).
     """
-    return PickleDataset(open(path, 'rb'))  # noqa: SIM115
+    return PickleDataset(_FileReader(path))  # type: ignore[arg-type]
 
 
 def open_pickle_dataset_writer(path: str,

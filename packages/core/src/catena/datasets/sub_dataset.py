@@ -150,8 +150,12 @@ def get_cross_validation_datasets(dataset: Any, n_folds: int | None = None,
     """Makes the ``n_folds`` training/test splits of k-fold cross validation.
 
     The (ordered) examples are cut into ``n_folds`` contiguous folds whose
-    sizes differ by at most one; split ``k`` tests on fold ``k`` and trains on
-    the others.
+    sizes differ by at most one (the later folds are the larger ones). The
+    ``k``-th split tests on the ``k``-th fold counted from the end and trains
+    on the other examples, starting with those after its test fold and
+    wrapping around: for ``[1, 2, 3, 4, 5, 6]`` and three folds the splits
+    are ``([1, 2, 3, 4], [5, 6])``, ``([5, 6, 1, 2], [3, 4])`` and
+    ``([3, 4, 5, 6], [1, 2])``.
 
     Args:
         dataset: The dataset to split.
@@ -166,9 +170,9 @@ def get_cross_validation_datasets(dataset: Any, n_folds: int | None = None,
     base = numpy.arange(whole) if order is None else numpy.asarray(order)
     borders = [whole * i // n_folds for i in range(n_folds + 1)]
     splits = []
-    for k in range(n_folds):
-        lo, hi = borders[k], borders[k + 1]
-        fold_order = numpy.concatenate([base[:lo], base[hi:], base[lo:hi]])
+    for k in range(n_folds, 0, -1):
+        lo, hi = borders[k - 1], borders[k]
+        fold_order = numpy.concatenate([base[hi:], base[:lo], base[lo:hi]])
         splits.append(split_dataset(dataset, whole - (hi - lo), fold_order))
     return splits
 

@@ -59,7 +59,8 @@ class PrefetchIterator(Iterator):
         state = self._plan_state
         n = len(self.dataset)
         before = None
-        if self.order_sampler is not None and state.current_position + self.batch_size >= n:
+        if (self.order_sampler is not None and state.current_position + self.batch_size
+                >= _statemachine.epoch_size(state, n)):
             before = _statemachine.copy_sampler(self.order_sampler)
         new_state, indices = _statemachine.advance(
             state, self.batch_size, self._repeat, self.order_sampler, n)
@@ -127,8 +128,8 @@ class PrefetchIterator(Iterator):
 
     @property
     def epoch_detail(self) -> float:
-        n = len(self.dataset)
-        return self.epoch + (self.current_position / n if n else 0.0)
+        size = _statemachine.epoch_size(self._state, len(self.dataset))
+        return self.epoch + (self.current_position / size if size else 0.0)
 
     @property
     def previous_epoch_detail(self) -> float | None:
@@ -154,7 +155,8 @@ class PrefetchIterator(Iterator):
         """
         self._rewind()
         self._state, self._previous_epoch_detail = _statemachine.serialize_state(
-            serializer, self._state, self._previous_epoch_detail, self.order_sampler)
+            serializer, self._state, self._previous_epoch_detail, self.order_sampler,
+            self.batch_size, len(self.dataset))
         self._plan_state = self._state
 
 

@@ -27,16 +27,30 @@ def initial_state(n: int, order_sampler: Callable[..., Any] | None) -> IteratorS
 
 def _checked_order(order: Any, n: int) -> numpy.ndarray:
     order = numpy.asarray(order)
-    if order.shape != (n,):
-        raise ValueError(f'the order sampler returned an order of shape {order.shape}; '
-                         f'expected ({n},) for a dataset of length {n}')
+    if order.ndim != 1 or (order.size and order.dtype.kind not in 'iu'):
+        raise ValueError('the order sampler must return a 1-D array of integer indices, '
+                         f'got shape {order.shape} and dtype {order.dtype}')
+    if n and not order.size:
+        raise ValueError('the order sampler returned an empty order for a dataset of '
+                         f'length {n}')
     return order
+
+
+def epoch_size(state: IteratorState, n: int) -> int:
+    """The number of examples per epoch: the order's length, or the dataset's without one."""
+    order = state.order
+    return n if order is None else len(order)
 
 
 def advance(state: IteratorState, batch_size: int, repeat: bool,
             order_sampler: Callable[..., Any] | None,
             n: int) -> tuple[IteratorState, numpy.ndarray | None]:
-    """Returns the state after the next batch and the batch's indices (None at the end)."""
+    """Returns the state after the next batch and the batch's indices (None at the end).
+
+    An epoch visits the order once; an order sampler may return orders
+    longer or shorter than the dataset (repeating or leaving out examples),
+    but all of one length.
+    """
     position, epoch, _, order = state
     if not repeat and epoch > 0:
         return state, None
@@ -48,16 +62,21 @@ def advance(state: IteratorState, batch_size: int, repeat: bool,
     needed = batch_size
     is_new_epoch = False
     while needed > 0:
-        end = min(position + needed, n)
+        size = n if order is None else len(order)
+        end = min(position + needed, size)
         parts.append(numpy.arange(position, end) if order is None else order[position:end])
         needed -= end - position
         position = end
-        if position == n:
+        if position == size:
             epoch += 1
             is_new_epoch = True
             position = 0
             if order_sampler is not None:
-                order = _checked_order(order_sampler(order, n), n)
+                order = _checked_order(order_sampler(order, size), n)
+                if len(order) != size:
+                    raise ValueError(f'the order sampler returned an order of length '
+                                     f'{len(order)}; the previous order had {size} (the '
+                                     'epoch size must stay the same)')
             if not repeat:
                 break
     indices = parts[0] if len(parts) == 1 else numpy.concatenate(parts)
@@ -65,26 +84,38 @@ def advance(state: IteratorState, batch_size: int, repeat: bool,
 
 
 def serialize_state(serializer: Any, state: IteratorState, previous_epoch_detail: float,
-                    order_sampler: Any) -> tuple[IteratorState, float]:
-    """Saves or loads ``state``; returns the (possibly loaded) state and previous detail."""
+                    order_sampler: Any, batch_size: int,
+                    n: int) -> tuple[IteratorState, float]:
+    """Saves or loads ``state``; returns the (possibly loaded) state and previous detail.
+
+    Snapshots of older Chainer versions are read too: the order under
+    ``_order``, and no ``previous_epoch_detail`` (then estimated as one batch
+    before the loaded position).
+    """
     ser = order_samplers._serialize_value
     position = int(ser(serializer, 'current_position', state.current_position))
     epoch = int(ser(serializer, 'epoch', state.epoch))
     is_new_epoch = bool(ser(serializer, 'is_new_epoch', state.is_new_epoch))
     order = state.order
     if order is not None:
-        order = numpy.array(ser(serializer, 'order', order.copy()))
+        try:
+            order = numpy.array(ser(serializer, 'order', order.copy()))
+        except KeyError:
+            order = numpy.array(ser(serializer, '_order', order.copy()))
+    loaded = IteratorState(position, epoch, is_new_epoch, order)
     try:
         previous = float(ser(serializer, 'previous_epoch_detail', previous_epoch_detail))
     except KeyError:
-        previous = -1.0
+        size = epoch_size(loaded, n)
+        previous = epoch + ((position - batch_size) / size if size else 0.0)
+        previous = max(previous, 0.0) if (epoch or position) else -1.0
     serialize_sampler = getattr(order_sampler, 'serialize', None)
     if serialize_sampler is not None:
         try:
             serialize_sampler(serializer['order_sampler'])
         except KeyError:
             pass  # a snapshot without the sampler's state (older or Chainer-made)
-    return IteratorState(position, epoch, is_new_epoch, order), previous
+    return loaded, previous
 
 
 def make_order_sampler(shuffle: bool | None, order_sampler: Any) -> Any:

@@ -20,8 +20,10 @@ class OrderSampler:
 
     An iterator calls ``sampler(current_order, current_position)`` at the end
     of every epoch (and once at the start, with ``numpy.arange(len(dataset))``
-    and 0) and visits the dataset in the returned order, a 1-D integer array
-    of the same length.
+    and 0) and visits the dataset in the returned order, a 1-D array of
+    indices into the dataset. Its length is the epoch's size: usually the
+    dataset's, but an order may repeat or leave out examples. Every order
+    after the first must have the first one's length.
 
     A sampler that holds random state may define ``serialize(serializer)``;
     iterators call it so a restored iterator draws the same orders.

@@ -69,8 +69,8 @@ class SerialIterator(Iterator):
 
     @property
     def epoch_detail(self) -> float:
-        n = len(self.dataset)
-        return self.epoch + (self.current_position / n if n else 0.0)
+        size = _statemachine.epoch_size(self._state, len(self.dataset))
+        return self.epoch + (self.current_position / size if size else 0.0)
 
     @property
     def previous_epoch_detail(self) -> float | None:
@@ -86,4 +86,5 @@ class SerialIterator(Iterator):
     def serialize(self, serializer: Any) -> None:
         """Saves or loads the position, epoch, order and the sampler's random state."""
         self._state, self._previous_epoch_detail = _statemachine.serialize_state(
-            serializer, self._state, self._previous_epoch_detail, self.order_sampler)
+            serializer, self._state, self._previous_epoch_detail, self.order_sampler,
+            self.batch_size, len(self.dataset))

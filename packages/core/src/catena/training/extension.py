@@ -58,7 +58,7 @@ def make_extension(trigger: Any = None, default_name: str | None = None,
                    priority: int | None = None, finalizer: Callable[[], Any] | None = None,
                    initializer: Callable[[Any], Any] | None = None,
                    on_error: Callable[[Any, BaseException, Any], Any] | None = None,
-                   ) -> Callable[[Any], Any]:
+                   **kwargs: Any) -> Callable[[Any], Any]:
     """Decorator that turns a function ``f(trainer)`` into an extension.
 
     Args:
@@ -71,7 +71,18 @@ def make_extension(trigger: Any = None, default_name: str | None = None,
 
     Returns:
         A decorator that sets those attributes on the function and returns it.
+
+    Raises:
+        ValueError: ``invoke_before_training`` is given (removed in Chainer
+            v2; use ``initializer``).
+        TypeError: Another unknown keyword argument is given.
     """
+    if 'invoke_before_training' in kwargs:
+        raise ValueError('make_extension: invoke_before_training was removed (Chainer v2); '
+                         'pass initializer= to run code before training')
+    if kwargs:
+        raise TypeError('make_extension() got unexpected keyword argument(s): '
+                        + ', '.join(sorted(kwargs)))
     if trigger is None:
         trigger = Extension.trigger
     if priority is None:

@@ -90,8 +90,9 @@ class Trainer:
     def elapsed_time(self) -> float:
         """Seconds of training so far, including the time before a resumed snapshot."""
         if self._done:
-            assert self._final_elapsed_time is not None
-            return self._final_elapsed_time
+            final = self._final_elapsed_time
+            # A trainer marked done without a run has trained for no time here.
+            return self._snapshot_elapsed_time if final is None else final
         if self._start_at is None:
             raise RuntimeError('the training has not started yet (call run())')
         return time.perf_counter() - self._start_at + self._snapshot_elapsed_time

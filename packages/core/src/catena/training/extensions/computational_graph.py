@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import warnings
 from typing import Any
 
 from catena import computational_graph, configuration, serializer as serializer_module
@@ -11,6 +14,24 @@ from catena.training import extension
 from catena.variable import Variable
 
 _UNSET = object()
+
+
+def is_graphviz_available() -> bool:
+    """Returns whether Graphviz's ``dot`` program is on the ``PATH``.
+
+    :class:`DumpGraph` renders a PNG next to the DOT file when it is.
+    """
+    return shutil.which('dot') is not None
+
+
+def _render_png(dot_path: str) -> None:
+    png_path = os.path.splitext(dot_path)[0] + '.png'
+    try:
+        subprocess.run(['dot', '-Tpng', dot_path, '-o', png_path], check=True,  # noqa: S603, S607
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    except (OSError, subprocess.SubprocessError) as exc:
+        warnings.warn(f'DumpGraph: Graphviz could not render {dot_path} to PNG: {exc}',
+                      RuntimeWarning, stacklevel=3)
 
 
 class DumpGraph(extension.Extension):
@@ -24,7 +45,9 @@ class DumpGraph(extension.Extension):
     iterations do not keep their graphs. The extension fires only once, at
     its first trigger check (the first iteration); keep its default
     trigger. Turn ``keep_graph_on_report`` on yourself to keep graphs for
-    longer. Render the file with Graphviz: ``dot -Tpng cg.dot -o cg.png``.
+    longer. When Graphviz's ``dot`` is on the ``PATH``
+    (:func:`is_graphviz_available`), the graph is also rendered to a PNG of
+    the same name (``cg.png``).
 
     Args:
         root_name: The observation key of the root variable, such as
@@ -98,9 +121,12 @@ class DumpGraph(extension.Extension):
                 [root], variable_style=self._variable_style,
                 function_style=self._function_style)
             text = graph.dump()
-            with atomic_path(os.path.join(trainer.out, self._filename)) as temporary:
+            path = os.path.join(trainer.out, self._filename)
+            with atomic_path(path) as temporary:
                 with open(temporary, 'w', encoding='utf-8') as file:
                     file.write(text)
+            if is_graphviz_available():
+                _render_png(path)
         finally:
             self._restore_flag()
 

@@ -73,8 +73,9 @@ class Evaluator(extension.Extension):
 
     Raises:
         TypeError: ``iterator`` or ``target`` is of the wrong type.
-        ValueError: The main iterator repeats forever while the default
-            :meth:`evaluate` would sweep it to its end.
+    Warns:
+        UserWarning: An iterator repeats forever; the default :meth:`evaluate`
+            then raises ValueError instead of sweeping it without end.
     """
 
     trigger: Any = (1, 'epoch')
@@ -97,17 +98,11 @@ class Evaluator(extension.Extension):
         self._check_iterators_stop()
 
     def _check_iterators_stop(self) -> None:
-        sweeps_main = type(self).evaluate is Evaluator.evaluate
         for name, iterator in self._iterators.items():
-            if not getattr(iterator, 'repeat', False):
-                continue
-            if name == 'main' and sweeps_main:
-                raise ValueError(
-                    f"the iterator {name!r} of the Evaluator has repeat=True, so the evaluation "
-                    'would never end; create it with repeat=False (for example '
-                    'SerialIterator(dataset, batch_size, repeat=False, shuffle=False))')
-            warnings.warn(f'the iterator {name!r} of the Evaluator has repeat=True; an '
-                          'evaluation that sweeps it to its end never stops', stacklevel=3)
+            if getattr(iterator, 'repeat', False):
+                warnings.warn(f'the iterator {name!r} of the Evaluator has repeat=True; an '
+                              'evaluation that sweeps it to its end never stops (the default '
+                              'evaluate() refuses it)', UserWarning, stacklevel=3)
 
     def get_iterator(self, name: str) -> Any:
         """Returns the iterator registered as ``name``."""
@@ -157,8 +152,16 @@ class Evaluator(extension.Extension):
 
         Returns:
             dict: The mean of each reported scalar over the batches.
+
+        Raises:
+            ValueError: The main iterator repeats forever (``repeat=True``).
         """
         iterator = self._iterators['main']
+        if getattr(iterator, 'repeat', False):
+            raise ValueError(
+                "the iterator 'main' of the Evaluator has repeat=True, so the evaluation "
+                'would never end; create it with repeat=False (for example '
+                'SerialIterator(dataset, batch_size, repeat=False, shuffle=False))')
         eval_func = self.eval_func or self._targets['main']
         if self.eval_hook:
             self.eval_hook(self)

@@ -12,8 +12,8 @@ class PolynomialShift(_shift.OptimizerShift):
     """Decays an optimizer attribute polynomially to zero over ``max_count`` calls.
 
     After the ``t``-th call the attribute is
-    ``init * max(1 - t / max_count, 0) ** rate``, where ``init`` is its value
-    when training starts (the start value set before training). The default
+    ``init * max(1 - t / max_count, 0) ** rate``; before training starts it
+    is set to ``init``. The default
     trigger is every iteration, so ``max_count`` is usually the number of
     iterations of the training.
 
@@ -21,6 +21,8 @@ class PolynomialShift(_shift.OptimizerShift):
         attr: The name of the optimizer attribute to shift.
         rate: The exponent of the polynomial.
         max_count: The number of calls after which the value reaches zero.
+        init: The start value; None takes the attribute's value when
+            training starts.
         target: The value at which the shift stops, or None.
         optimizer: The optimizer to adjust; None for the updater's
             ``'main'`` optimizer.
@@ -31,14 +33,16 @@ class PolynomialShift(_shift.OptimizerShift):
         >>> shift = extensions.PolynomialShift('lr', 0.5, max_count=10000)
     """
 
-    def __init__(self, attr: str, rate: float, max_count: float,
+    def __init__(self, attr: str, rate: float, max_count: float, init: float | None = None,
                  target: float | None = None, optimizer: Any = None) -> None:
         super().__init__(attr, optimizer)
         _shift.check_real('PolynomialShift', 'rate', rate)
         _shift.check_real('PolynomialShift', 'max_count', max_count)
         if max_count <= 0:
             raise ValueError(f'PolynomialShift: max_count must be positive, got {max_count!r}')
+        _shift.check_real('PolynomialShift', 'init', init, optional=True)
         _shift.check_target('PolynomialShift', target)
+        self._init = init
         self._rate = rate
         self._max_count = max_count
         self._target = target

@@ -19,6 +19,7 @@ extensions hand over a plain dictionary of arrays).
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.queues
 import os
 import pickle
 import queue as queue_module
@@ -89,8 +90,7 @@ def _consume(task_queue: Any, hooks: list[Callable[[], Any]] | None) -> None:
                 return
             if isinstance(item, bytes):
                 item = pickle.loads(item)
-            task, filename, outdir, target = item
-            task(filename, outdir, target)
+            item[0](item[1], item[2], item[3])  # (task, filename, outdir, target)
             if hooks is not None:
                 _run_hooks(hooks)
         except Exception:
@@ -109,6 +109,11 @@ def _stop_consumer(task_queue: Any, consumer: Any, owner_pid: int) -> None:
     if consumed:
         task_queue.put(None)
         consumer.join()
+        if not isinstance(task_queue, multiprocessing.queues.Queue) and task_queue.empty():
+            # Returns at once: the consumer marked every item it took as done.
+            # (Not for a process's queue: a killed consumer leaves its item
+            # undone, and this would wait forever.)
+            task_queue.join()
     if hasattr(task_queue, 'join_thread'):  # a multiprocessing queue: end its feeder thread
         if not consumed:
             task_queue.cancel_join_thread()  # nobody reads what is left; do not wait on it
@@ -273,8 +278,10 @@ class ProcessWriter(StandardWriter):
     multiprocessing_context: Any = None
 
     def create_worker(self, filename: str, outdir: str, target: Any, **kwds: Any) -> Any:
-        return _context(self).Process(target=_write_in_worker,
-                                      args=(filename, outdir, target, self._savefun, kwds))
+        process_class = (multiprocessing.Process if self.multiprocessing_context is None
+                         else _context(self).Process)
+        return process_class(target=_write_in_worker,
+                             args=(filename, outdir, target, self._savefun, kwds))
 
     def _after_join(self, worker: Any) -> None:
         if worker.exitcode != 0:

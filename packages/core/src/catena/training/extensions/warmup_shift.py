@@ -10,8 +10,7 @@ from catena.training.extensions import _shift
 class WarmupShift(_shift.OptimizerShift):
     """Raises an optimizer attribute linearly to its configured value at the start.
 
-    With ``init`` the attribute's value when training starts, the attribute
-    is set to ``warmup_start`` before training and to
+    The attribute is set to ``warmup_start`` before training and to
     ``warmup_start + (init - warmup_start) * t / warmup_iter`` after the
     ``t``-th call, reaching ``init`` at ``t == warmup_iter``; after that the
     extension leaves the attribute alone (so another shift may take over).
@@ -22,6 +21,8 @@ class WarmupShift(_shift.OptimizerShift):
         warmup_start: The value at the start of training.
         warmup_iter: The number of calls over which the value goes from
             ``warmup_start`` to ``init``.
+        init: The value reached at the end of the warm-up; None takes the
+            attribute's value when training starts.
         optimizer: The optimizer to adjust; None for the updater's
             ``'main'`` optimizer.
 
@@ -32,10 +33,12 @@ class WarmupShift(_shift.OptimizerShift):
     """
 
     def __init__(self, attr: str, warmup_start: float, warmup_iter: int,
-                 optimizer: Any = None) -> None:
+                 init: float | None = None, optimizer: Any = None) -> None:
         super().__init__(attr, optimizer)
         _shift.check_real('WarmupShift', 'warmup_start', warmup_start)
         _shift.check_positive_int('WarmupShift', 'warmup_iter', warmup_iter)
+        _shift.check_real('WarmupShift', 'init', init, optional=True)
+        self._init = init
         self._warmup_start = warmup_start
         self._warmup_iter = warmup_iter
 

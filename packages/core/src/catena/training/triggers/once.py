@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 
@@ -30,7 +31,19 @@ class OnceTrigger:
         return fire
 
     def serialize(self, serializer: Any) -> None:
-        """Saves or loads whether the first call is still to come (``_flag_first``)."""
-        loaded = serializer('_flag_first', self._flag_first)
+        """Saves or loads whether the first call is still to come (``_flag_first``).
+
+        A snapshot without the flag (Chainer before v5 saved none) is taken
+        as one made after the first call, with a warning.
+        """
+        try:
+            loaded = serializer('_flag_first', self._flag_first)
+        except KeyError:
+            warnings.warn('the snapshot holds no _flag_first of the OnceTrigger; it is '
+                          'taken to be made after the first call, so the trigger does '
+                          'not fire again unless call_on_resume is set', UserWarning,
+                          stacklevel=2)
+            self._flag_first = False
+            return
         if loaded is not None:
             self._flag_first = bool(loaded)
