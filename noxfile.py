@@ -28,9 +28,9 @@ Sessions:
 ``tests-distributed``
     a fresh venv with the core and its ``mpi``
     extra (mpi4py and the Open MPI wheel, whose ``mpiexec`` lands in the
-    venv), then ``pytest tests/distributed`` in one process (the dummy
-    communicator, packing, the abort-on-exception check) and under
-    ``mpiexec -n 2`` and ``mpiexec -n 3``.
+    venv) and scikit-learn, then ``pytest tests/distributed`` in one process
+    (the dummy communicator, packing, the abort-on-exception check) and under
+    ``mpiexec -n 2`` and ``mpiexec -n 3`` (with the multi-node example).
 ``chainer-suite``
     Chainer 7.8.1's own tests (``../shared/chainer-suite``, ``--select quick``)
     on catena through the suite's import shim, in the suite's NumPy 1.26
@@ -197,7 +197,8 @@ def tests_distributed(session: nox.Session) -> None:
     """Test catena.distributed in one process, then on 2 and 3 MPI processes."""
     core = _package_dir(session, "catena")
     shutil.rmtree(ROOT / core / "build", ignore_errors=True)  # see tests_core
-    session.install(f"./{core}[mpi]", "pytest>=7.4")
+    # scikit-learn: the digits of examples/distributed/train_digits.py, smoke-tested here.
+    session.install(f"./{core}[mpi]", "pytest>=7.4", "scikit-learn")
     bin_dir = pathlib.Path(session.bin)
     mpiexec = bin_dir / "mpiexec"
     if not mpiexec.is_file():

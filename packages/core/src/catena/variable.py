@@ -492,6 +492,13 @@ class Variable:
         """The variable with its axes reversed."""
         return self.transpose()
 
+    def mean(self, axis: Any = None, *, weights: Any = None,
+             keepdims: bool = False) -> Variable:
+        """Returns the (weighted) average (see :func:`catena.functions.average`)."""
+        from catena.functions.math.average import average
+
+        return average(self, axis=axis, weights=weights, keepdims=keepdims)
+
     def __getitem__(self, slices: Any) -> Variable:
         from catena.functions.array.get_item import get_item
 

@@ -92,3 +92,13 @@ def test_unknown_destination():
         F.copy(np.zeros(2), '@nosuchdevice')
     with pytest.raises(TypeError, match='device_spec'):
         F.copy(np.zeros(2), 1.5)
+
+
+def test_chainers_dummy_cuda_device_means_the_cpu():
+    from catena.backends import cuda
+
+    x = catena.get_device('@fake').send_array(np.arange(3.0))
+    y = F.copy(x, cuda.DummyDevice)
+    assert type(y.array) is np.ndarray
+    assert isinstance(y.device, backend.CpuDevice)
+    np.testing.assert_array_equal(y.array, [0, 1, 2])

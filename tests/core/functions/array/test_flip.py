@@ -75,3 +75,14 @@ def test_invalid_arguments():
         F.fliplr(np.zeros(3, np.float32))
     with pytest.raises(type_check.InvalidType, match=r'a\.ndim >= 1'):
         F.flipud(np.zeros((), np.float32))
+
+
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize('axis', [0, 1, -1])
+def test_private_flip_reverses_the_array_as_a_view(dtype, axis):
+    from catena.functions.array.flip import _flip
+
+    x = np.arange(6).reshape(2, 3).astype(dtype)
+    y = _flip(x, axis)
+    np.testing.assert_array_equal(y, _reverse(x, axis))
+    assert np.shares_memory(x, y)

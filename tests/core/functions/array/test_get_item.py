@@ -22,6 +22,8 @@ _SLICES = [
     (np.array([0, 2]), np.array([1, 1])),
     np.array([True, False, True]),
     (Ellipsis, None),
+    [],                                       # an empty list selects nothing
+    (slice(None), []),
 ]
 
 

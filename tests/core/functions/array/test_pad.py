@@ -21,7 +21,7 @@ def _pad_constant(x, widths, value):
 
 @testing.parameterize(*testing.product({
     'shape_width': [((2, 3), 1), ((2, 3), (1, 2)), ((2, 3), ((0, 1), (2, 0))), ((3,), 2),
-                    ((1, 2, 2), ((1, 0), (0, 0), (1, 1)))],
+                    ((1, 2, 2), ((1, 0), (0, 0), (1, 1))), ((), 1), ((), 0)],
     'constant_values': [None, 1.5],
     'dtype': [np.float16, np.float32, np.float64],
 }))
@@ -101,3 +101,13 @@ def test_bad_pad_width(pad_width):
 def test_integer_input_is_invalid():
     with pytest.raises(type_check.InvalidType, match=r'x\.dtype\.kind == f'):
         F.pad(np.zeros(3, np.int32), 1, 'constant')
+
+
+@pytest.mark.parametrize('mode', ['constant', 'edge', 'reflect', 'symmetric', 'wrap'])
+def test_a_scalar_has_no_axis_to_pad(mode):
+    x = catena.Variable(np.array(1.5, np.float32))
+    y = F.pad(x, 2, mode)
+    assert y.shape == () and y.array == 1.5
+    y.grad = np.array(3.0, np.float32)
+    y.backward()
+    assert x.grad == 3.0

@@ -21,6 +21,10 @@ from catena.utils import type_check
         {'shape': (2, 3), 'repeats': (0, 0, 0), 'axis': 1},
         {'shape': (), 'repeats': 3, 'axis': None},
         {'shape': (3,), 'repeats': [2], 'axis': 0},
+        # A bool counts 0 or 1, as in NumPy.
+        {'shape': (2, 3), 'repeats': True, 'axis': 1},
+        {'shape': (2, 3), 'repeats': False, 'axis': None},
+        {'shape': (3,), 'repeats': (True, False, True), 'axis': 0},
     ],
     [{'dtype': np.float16}, {'dtype': np.float32}, {'dtype': np.float64}],
 ))

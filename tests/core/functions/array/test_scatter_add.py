@@ -19,6 +19,8 @@ _SLICES = [
     (np.array([[True, False, True], [False, True, False], [True, True, False]]),),
     [2, 0, 2],                                    # a list of ints: one integer-array index
     (slice(None), None, 2),
+    [],                                           # an empty list selects nothing
+    (slice(None), []),
 ]
 
 
@@ -106,3 +108,8 @@ def test_dtype_mismatch_is_rejected():
 def test_bad_index_type_is_rejected():
     with pytest.raises(TypeError, match='slices may hold'):
         F.scatter_add(np.zeros(3), 'a', np.ones(()))
+
+
+def test_more_than_one_ellipsis_is_rejected():
+    with pytest.raises(ValueError, match='one Ellipsis'):
+        F.scatter_add(np.zeros((2, 3)), (Ellipsis, Ellipsis), np.ones((2, 3)))

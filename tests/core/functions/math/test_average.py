@@ -5,6 +5,7 @@
 import numpy as np
 import pytest
 
+import catena
 import catena.functions as F
 from catena import testing
 from catena.functions.math.average import Mean
@@ -92,3 +93,49 @@ def test_bad_weights():
         F.average(x, axis=(0, 1), weights=np.ones((2, 3), np.float32))
     with pytest.raises(ValueError, match='axis'):
         F.average(x, axis=3, weights=np.ones((2,), np.float32))
+
+
+@testing.parameterize(*testing.product({
+    'axis': [None, 1, (0, 2)],
+    'weighted': [False],
+    'keepdims': [False, True],
+    'dtype': [np.float16, np.float32, np.float64],
+}), *testing.product({
+    'axis': [1],
+    'weighted': [True],
+    'keepdims': [False, True],
+    'dtype': [np.float16, np.float32, np.float64],
+}))
+class TestVariableMean(testing.FunctionTestCase):
+
+    def setUp(self):
+        if self.dtype == np.float16:
+            self.check_forward_options = {'atol': 5e-3, 'rtol': 5e-3}
+            self.check_backward_options = {'atol': 5e-2, 'rtol': 5e-2}
+            self.check_double_backward_options = {'atol': 5e-2, 'rtol': 5e-2}
+
+    def generate_inputs(self):
+        x = np.random.uniform(-1, 1, (3, 2, 4)).astype(self.dtype)
+        if not self.weighted:
+            return x,
+        return x, np.random.uniform(0.5, 1, (2,)).astype(self.dtype)
+
+    def forward(self, inputs, device):
+        x = inputs[0]
+        assert isinstance(x, catena.Variable)
+        weights = inputs[1] if self.weighted else None
+        return x.mean(self.axis, weights=weights, keepdims=self.keepdims),
+
+    def forward_expected(self, inputs):
+        x = inputs[0].astype(np.float64)
+        weights = inputs[1].astype(np.float64) if self.weighted else None
+        y = np.average(x, axis=self.axis, weights=weights)
+        if self.keepdims:
+            y = np.expand_dims(y, self.axis if self.axis is not None else (0, 1, 2))
+        return np.asarray(y, dtype=self.dtype),
+
+
+def test_variable_mean_takes_weights_and_keepdims_by_keyword_only():
+    x = catena.Variable(np.ones((2, 3), np.float32))
+    with pytest.raises(TypeError):
+        x.mean(1, np.ones(3, np.float32))

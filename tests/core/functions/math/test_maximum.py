@@ -72,8 +72,8 @@ def test_double_backprop_through_one_input_gradient(name):
 def test_bad_arguments_are_rejected(name):
     function = getattr(F, name)
     x1 = np.zeros((3, 2), np.float32)
-    with pytest.raises(InvalidType, match=r'x2\.shape == x1\.shape'):
-        function(x1, np.zeros((2,), np.float32))
+    with pytest.raises(InvalidType, match=r'broadcast'):
+        function(x1, np.zeros((3,), np.float32))
     with pytest.raises(InvalidType, match=r'x2\.dtype == x1\.dtype'):
         function(x1, np.zeros((3, 2), np.float64))
     with pytest.raises(InvalidType, match=r'x1\.dtype\.kind == f'):

@@ -17,6 +17,12 @@ from catena.utils.type_check import InvalidType
     'keepdims': [False],
     'dtype': [np.float16, np.float32, np.float64],
 }), *testing.product({
+    # Empty inputs: the product over nothing is one, and the gradient is empty.
+    'shape_axis': [((3, 1, 0), 0), ((3, 1, 0), 1), ((3, 1, 0), (0, 1)), ((3, 0), 1),
+                   ((0,), None)],
+    'keepdims': [False, True],
+    'dtype': [np.float16, np.float32, np.float64],
+}), *testing.product({
     'shape_axis': [((3, 4), None), ((2, 3, 4), (0, 2))],
     'keepdims': [True],
     'dtype': [np.float32],

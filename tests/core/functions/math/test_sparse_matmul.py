@@ -107,3 +107,37 @@ def test_variable_entries_keep_their_graph():
     assert coo.data is doubled
     F.sum(F.sparse_matmul(coo, np.ones((2, 1), np.float32))).backward()
     np.testing.assert_array_equal(data.grad, [2.0, 2.0])
+
+
+@pytest.mark.parametrize('transa, transb', [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize('dtypes', [(np.float32, np.float32), (np.float16, np.float64),
+                                    (np.float64, np.float32)])
+def test_coo_matmul_takes_the_order_fourth_and_gives_input_dtype_gradients(
+        transa, transb, dtypes):
+    a_dtype, b_dtype = dtypes
+    a = _sparse((3, 4), a_dtype)
+    a = a.T.copy() if transa else a
+    b = np.random.uniform(-1, 1, (4, 2)).astype(b_dtype)
+    b = b.T.copy() if transb else b
+    coo = to_coo(a)
+    node = CooMatMul(coo.row, coo.col, coo.shape, coo.order, transa, transb, False)
+    assert node.sp_order == coo.order
+    data = catena.Variable(coo.data.array)
+    dense = catena.Variable(b)
+    c = node.apply((data, dense))[0]
+    dense_a = a.T if transa else a
+    dense_b = b.T if transb else b
+    expected = dense_a.astype(np.float64) @ dense_b.astype(np.float64)
+    assert c.dtype == np.result_type(a_dtype, b_dtype)
+    np.testing.assert_allclose(c.array, expected, rtol=1e-2, atol=1e-2)
+    c.grad = np.ones(c.shape, c.dtype)
+    c.backward()
+    assert data.grad.dtype == a_dtype and dense.grad.dtype == b_dtype
+    gb = dense_a.T.astype(np.float64) @ np.ones(c.shape)
+    np.testing.assert_allclose(dense.grad, gb.T if transb else gb, rtol=1e-2, atol=1e-2)
+
+
+def test_coo_matmul_rejects_an_order_that_is_not_one():
+    coo = to_coo(np.eye(2, dtype=np.float32))
+    with pytest.raises(ValueError, match='sp_order'):
+        CooMatMul(coo.row, coo.col, coo.shape, True)

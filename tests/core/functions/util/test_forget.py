@@ -169,3 +169,28 @@ def test_func_must_return_variables(outputs, message):
     v = catena.Variable(np.zeros(1))
     with pytest.raises(RuntimeError, match=message):
         F.forget(outputs, v)
+
+
+@pytest.mark.parametrize('finetune', [False, True])
+def test_batch_renormalization_is_recomputed_with_the_statistics_it_first_saw(finetune):
+    # r and d depend on the running statistics, which the first call updates.
+    import catena.links as L
+
+    x = np.random.uniform(-1, 1, (4, 3)).astype(np.float32)
+    gy = np.random.uniform(-1, 1, (4, 3)).astype(np.float32)
+    grads, stats = [], []
+    for use_forget in (False, True):
+        link = L.BatchRenormalization(3, rmax=2.0, dmax=1.0)
+        v = catena.Variable(x)
+        if use_forget:
+            y = F.forget(lambda a, link=link: link(a, finetune=finetune), v)
+        else:
+            y = link(v, finetune=finetune)
+        y.grad = gy
+        y.backward()
+        grads.append(v.grad)
+        stats.append((link.avg_mean.copy(), link.avg_var.copy(), link.N))
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(stats[1][0], stats[0][0], rtol=1e-6)
+    np.testing.assert_allclose(stats[1][1], stats[0][1], rtol=1e-6)
+    assert stats[1][2] == stats[0][2]

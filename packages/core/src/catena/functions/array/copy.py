@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.backends._device import Device
+from catena.backends.cuda import DummyDeviceType
 from catena.function_node import FunctionNode
 from catena.utils import type_check
 from catena.variable import Variable
@@ -42,8 +43,9 @@ def copy(x: Any, dst: Any) -> Variable:
     Args:
         x: A Variable or array.
         dst: The target device: a :class:`~catena.backend.Device`, a spec
-            string such as ``'@numpy'`` or ``'@cupy:0'``, or a Chainer-style
-            integer id (``-1`` for the CPU, ``n >= 0`` for GPU ``n``).
+            string such as ``'@numpy'`` or ``'@cupy:0'``, a Chainer-style
+            integer id (``-1`` for the CPU, ``n >= 0`` for GPU ``n``), or
+            ``catena.backends.cuda.DummyDevice`` (the CPU).
 
     Returns:
         Variable: A variable on ``dst`` that holds the data of ``x``.
@@ -56,4 +58,6 @@ def copy(x: Any, dst: Any) -> Variable:
         <CpuDevice (numpy)>
     """
     in_device = backend.get_device_from_array(x)
+    if isinstance(dst, DummyDeviceType):
+        dst = '@numpy'  # Chainer's stand-in device for "no GPU" means the host
     return Copy(in_device, dst).apply((x,))[0]

@@ -10,6 +10,11 @@ from catena.utils import type_check
 from catena.variable import Variable
 
 
+def _flip(array: Any, axis: int) -> Any:
+    """``array`` reversed along ``axis``, as a view."""
+    return backend.get_array_module(array).flip(array, axis)
+
+
 class Flip(FunctionNode):
     """Reverses an array along ``axis`` (a view)."""
 
@@ -28,7 +33,7 @@ class Flip(FunctionNode):
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
-        return backend.get_array_module(x).flip(x, self.axis),
+        return _flip(x, self.axis),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         return flip(grad_outputs[0], self.axis),

@@ -24,7 +24,8 @@ def _normalize(slices: Any) -> tuple[Any, ...]:
         if isinstance(s, Variable):
             s = s.array
         if isinstance(s, list):
-            s = numpy.asarray(s)
+            # An empty list selects nothing; NumPy would make it a float array.
+            s = numpy.asarray(s) if s else numpy.empty(0, numpy.intp)
         if not (s is None or s is Ellipsis or isinstance(s, (int, numpy.integer, slice))
                 or hasattr(s, 'shape')):
             raise TypeError(f'an index must be an int, a slice, None, Ellipsis or an integer '

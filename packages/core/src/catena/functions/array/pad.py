@@ -33,6 +33,11 @@ def _widths(pad_width: Any, ndim: int) -> numpy.ndarray:
     return widths
 
 
+def _pad_arg(widths: numpy.ndarray) -> Any:
+    """The widths for ``xp.pad``, which takes no empty list for a 0-d array."""
+    return widths if len(widths) else 0
+
+
 class Pad(FunctionNode):
     """Pads an array with :func:`numpy.pad` (or the device's ``pad``)."""
 
@@ -50,7 +55,7 @@ class Pad(FunctionNode):
         self._widths = _widths(self.pad_width, x.ndim)
         self._in_shape = x.shape
         xp = backend.get_array_module(x)
-        return xp.pad(x, self._widths.tolist(), mode=self.mode, **self.keywords),
+        return xp.pad(x, _pad_arg(self._widths), mode=self.mode, **self.keywords),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         gy, = grad_outputs
@@ -83,7 +88,7 @@ class PadGrad(FunctionNode):
         for dim in self._in_shape:
             size *= dim
         # Pad the element indexes the same way to learn where each copy came from.
-        source = xp.pad(xp.arange(size).reshape(self._in_shape), self._widths.tolist(),
+        source = xp.pad(xp.arange(size).reshape(self._in_shape), _pad_arg(self._widths),
                         mode=self.mode, **self.keywords)
         gx = xp.bincount(source.ravel(), weights=gy.ravel(), minlength=size)
         return gx.astype(gy.dtype, copy=False).reshape(self._in_shape),

@@ -16,14 +16,19 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, numpy.integer)) and not isinstance(value, bool)
 
 
+def _is_count(value: Any) -> bool:
+    """An int, or a bool (counting 0 or 1) as NumPy takes it."""
+    return isinstance(value, (int, numpy.integer))
+
+
 class Repeat(FunctionNode):
     """Repeats each element ``repeats`` times along ``axis`` (of the flattened array
     when ``axis`` is None)."""
 
     def __init__(self, repeats: Any, axis: int | None = None) -> None:
-        if _is_int(repeats):
+        if _is_count(repeats):
             repeats = (repeats,)
-        if not isinstance(repeats, (tuple, list)) or not all(_is_int(r) for r in repeats):
+        if not isinstance(repeats, (tuple, list)) or not all(_is_count(r) for r in repeats):
             raise TypeError(f'repeats must be an int or a tuple of ints; got {repeats!r}')
         if any(r < 0 for r in repeats):
             raise ValueError(f'repeats must not be negative; got {repeats!r}')
@@ -103,7 +108,8 @@ def repeat(x: Any, repeats: Any, axis: int | None = None) -> Variable:
     Args:
         x: A Variable or array.
         repeats: How many times each element is repeated: an int for all,
-            or a tuple with one count per element along ``axis``.
+            or a tuple with one count per element along ``axis`` (a bool
+            counts as 0 or 1, as in NumPy).
         axis: The axis along which to repeat; None repeats the elements of
             the flattened array and returns a one-dimensional variable.
 

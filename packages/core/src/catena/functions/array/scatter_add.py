@@ -23,12 +23,15 @@ def _normalize_slices(slices: Any) -> tuple[Any, ...]:
         if isinstance(s, Variable):
             s = s.array
         elif isinstance(s, list):
-            s = numpy.asarray(s)
+            # An empty list selects nothing; NumPy would make it a float array.
+            s = numpy.asarray(s) if s else numpy.empty(0, numpy.intp)
         if not (s is None or s is Ellipsis or isinstance(s, (int, numpy.integer, slice))
                 or hasattr(s, 'shape')):
             raise TypeError(f'slices may hold ints, slices, None, Ellipsis and integer or '
                             f'boolean arrays; got {type(s).__name__}')
         result.append(s)
+    if sum(1 for s in result if s is Ellipsis) > 1:
+        raise ValueError(f'slices may hold one Ellipsis at most; got {slices!r}')
     return tuple(result)
 
 

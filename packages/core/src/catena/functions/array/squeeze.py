@@ -34,11 +34,13 @@ class Squeeze(FunctionNode):
                 type_check.expect(axis < x_type.ndim)
             else:
                 type_check.expect(-axis <= x_type.ndim)
-            type_check.expect(x_type.shape[axis] == 1)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x, = inputs
         self._in_shape = x.shape
+        for axis in self.axis or ():
+            if x.shape[axis] != 1:
+                raise ValueError(f'squeeze: axis {axis} has length {x.shape[axis]}, not 1')
         return x.squeeze(self.axis),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
@@ -51,10 +53,13 @@ def squeeze(x: Any, axis: Any = None) -> Variable:
     Args:
         x: A Variable or array.
         axis: None to remove every axis of length one, or an int or tuple of
-            ints naming the axes to remove (each must have length one).
+            ints naming the axes to remove.
 
     Returns:
         Variable: A view of ``x`` without those axes.
+
+    Raises:
+        ValueError: An axis in ``axis`` has a length other than one.
 
     .. admonition:: Example
 

@@ -2,7 +2,8 @@
 
 ``SplitByMask(cond)`` maps ``g`` to ``(where(cond, g, 0), where(cond, 0, g))``;
 ``MergeByMask(cond)`` maps ``(a, b)`` to ``where(cond, a, b)``. Each is the
-other's transpose, so each one's backward is the other.
+other's transpose, so each one's backward is the other. ``split_gradient``
+routes the gradient of a broadcasting binary selection back to its inputs.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions.math.sum_to import sum_to
 from catena.utils import force_array
 from catena.variable import Variable
 
@@ -51,3 +53,18 @@ class MergeByMask(FunctionNode):
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         return SplitByMask(self.cond).apply(grad_outputs)
+
+
+def split_gradient(split: SplitByMask, gy: Variable, x1_shape: tuple[int, ...],
+                   x2_shape: tuple[int, ...]) -> tuple[Variable, Variable]:
+    """Sends ``gy`` through ``split`` to ``x1`` and ``x2``.
+
+    Each part is summed down to its input's shape where that input was
+    broadcast.
+    """
+    g1, g2 = split.apply((gy,))
+    if g1.shape != x1_shape:
+        g1 = sum_to(g1, x1_shape)
+    if g2.shape != x2_shape:
+        g2 = sum_to(g2, x2_shape)
+    return g1, g2

@@ -6,13 +6,13 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
-from catena.functions.math._select import SplitByMask
+from catena.functions.math._select import SplitByMask, split_gradient
 from catena.utils import force_array, type_check
 from catena.variable import Variable
 
 
 class Maximum(FunctionNode):
-    """Element-wise maximum of two arrays of the same shape and dtype."""
+    """Element-wise maximum of two arrays of one dtype and broadcastable shapes."""
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ('x1', 'x2'))
@@ -20,8 +20,8 @@ class Maximum(FunctionNode):
         type_check.expect(
             x1_type.dtype.kind == 'f',
             x2_type.dtype == x1_type.dtype,
-            x2_type.shape == x1_type.shape,
         )
+        type_check.expect_broadcast_shapes(x1_type.shape, x2_type.shape)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
@@ -31,7 +31,8 @@ class Maximum(FunctionNode):
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         x1, x2 = self.get_retained_inputs()
         # Ties send the gradient to x1.
-        return MaximumGrad(x1.array >= x2.array).apply(grad_outputs)
+        return split_gradient(MaximumGrad(x1.array >= x2.array), grad_outputs[0], x1.shape,
+                              x2.shape)
 
 
 class MaximumGrad(SplitByMask):
@@ -46,7 +47,8 @@ def maximum(x1: Any, x2: Any) -> Variable:
 
     Args:
         x1: A Variable or array of floating point type.
-        x2: A Variable or array of the same shape and dtype as ``x1``.
+        x2: A Variable or array of the dtype of ``x1``, of a shape that
+            broadcasts with it (the result has the broadcast shape).
 
     Returns:
         Variable: The largest of the two at each position.

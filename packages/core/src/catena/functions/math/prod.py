@@ -56,7 +56,10 @@ class Prod(FunctionNode):
         # The reduced elements in one leading axis, so that the product of all
         # the others is the product of those before times those after (exact
         # where x has zeros, unlike prod / x).
-        xt = reshape(transpose(x, order), (-1,) + kept_shape)
+        n_reduced = 1
+        for a in reduced:
+            n_reduced *= x.shape[a]
+        xt = reshape(transpose(x, order), (n_reduced,) + kept_shape)
         others = _exclusive_cumprod(xt) * flip(_exclusive_cumprod(flip(xt, 0)), 0)
         others = transpose(reshape(others, tuple(x.shape[a] for a in order)), back)
         gy = reshape(gy, tuple(1 if a in reduced else n for a, n in enumerate(x.shape)))

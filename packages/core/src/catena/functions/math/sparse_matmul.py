@@ -63,20 +63,29 @@ def _coo_sampled_matmul(a: Any, b: Any, row: Any, col: Any, transa: bool, transb
 class _CooBase(FunctionNode):
 
     def __init__(self, sp_row: Any, sp_col: Any, sp_shape: tuple[int, int],
-                 transa: bool = False, transb: bool = False, transc: bool = False,
-                 dtype: Any = None) -> None:
+                 sp_order: str = 'other', transa: bool = False, transb: bool = False,
+                 transc: bool = False, dtype: Any = None) -> None:
         if sp_row.shape != sp_col.shape or sp_row.ndim not in (1, 2):
             raise ValueError(f'sp_row and sp_col must be 1-D or 2-D (a batch) of one shape; '
                              f'got {sp_row.shape} and {sp_col.shape}')
         if len(sp_shape) != 2:
             raise ValueError(f'sp_shape must have two ints; got {sp_shape}')
+        if sp_order not in ('C', 'F', 'other'):
+            raise ValueError(f"sp_order must be 'C', 'F' or 'other'; got {sp_order!r}")
         self.sp_row = sp_row
         self.sp_col = sp_col
         self.sp_shape = (int(sp_shape[0]), int(sp_shape[1]))
+        self.sp_order = sp_order
         self.transa = transa
         self.transb = transb
         self.transc = transc
         self.dtype = None if dtype is None else numpy.dtype(dtype)
+
+    def _on_pattern(self, cls: type[_CooBase], transa: bool, transb: bool, transc: bool,
+                    dtype: Any) -> _CooBase:
+        """A node of ``cls`` on this node's sparse pattern."""
+        return cls(self.sp_row, self.sp_col, self.sp_shape, self.sp_order, transa, transb,
+                   transc, dtype)
 
     def _result_dtype(self, x: Any, y: Any) -> Any:
         return self.dtype or numpy.result_type(x.dtype, y.dtype)
@@ -87,7 +96,10 @@ class CooMatMul(_CooBase):
 
     Inputs: the entries of ``A`` (``(ldnz,)`` or ``(batch, ldnz)``) and the
     dense ``B`` (2-D or 3-D); ``sp_row``, ``sp_col`` and ``sp_shape`` give the
-    pattern and shape of ``A``.
+    pattern and shape of ``A``, and ``sp_order`` how its entries are sorted
+    (``'C'``, ``'F'`` or ``'other'``, as :func:`~catena.utils.get_order`
+    says; a hint only). The result has the dtype NumPy promotes the inputs
+    to, or ``dtype`` when given.
     """
 
     def check_type_forward(self, in_types: Any) -> None:
@@ -115,12 +127,11 @@ class CooMatMul(_CooBase):
         gc, = grad_outputs
         ret = []
         if 0 in indexes:
-            ret.append(CooMatMulGradSP(self.sp_row, self.sp_col, self.sp_shape, self.transc,
-                                       not self.transb, self.transa, sp.dtype
-                                       ).apply((gc, dn))[0])
+            ret.append(self._on_pattern(CooMatMulGradSP, self.transc, not self.transb,
+                                        self.transa, sp.dtype).apply((gc, dn))[0])
         if 1 in indexes:
-            ret.append(CooMatMul(self.sp_row, self.sp_col, self.sp_shape, not self.transa,
-                                 self.transc, self.transb, dn.dtype).apply((sp, gc))[0])
+            ret.append(self._on_pattern(CooMatMul, not self.transa, self.transc,
+                                        self.transb, dn.dtype).apply((sp, gc))[0])
         return tuple(ret)
 
 
@@ -153,11 +164,11 @@ class CooMatMulGradSP(_CooBase):
         g, = grad_outputs
         ret = []
         if 0 in indexes:
-            ret.append(CooMatMul(self.sp_row, self.sp_col, self.sp_shape, self.transc,
-                                 not self.transb, self.transa, a.dtype).apply((g, b))[0])
+            ret.append(self._on_pattern(CooMatMul, self.transc, not self.transb,
+                                        self.transa, a.dtype).apply((g, b))[0])
         if 1 in indexes:
-            ret.append(CooMatMul(self.sp_row, self.sp_col, self.sp_shape, not self.transc,
-                                 self.transa, not self.transb, b.dtype).apply((g, a))[0])
+            ret.append(self._on_pattern(CooMatMul, not self.transc, self.transa,
+                                        not self.transb, b.dtype).apply((g, a))[0])
         return tuple(ret)
 
 
@@ -190,11 +201,11 @@ def sparse_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) ->
     a_sparse = isinstance(a, CooMatrix)
     b_sparse = isinstance(b, CooMatrix)
     if a_sparse and not b_sparse and hasattr(b, 'shape'):
-        return CooMatMul(a.row, a.col, a.shape, transa=transa, transb=transb,
+        return CooMatMul(a.row, a.col, a.shape, a.order, transa=transa, transb=transb,
                          transc=False).apply((a.data, b))[0]
     if b_sparse and not a_sparse and hasattr(a, 'shape'):
         # a @ B = (B^T a^T)^T
-        return CooMatMul(b.row, b.col, b.shape, transa=not transb, transb=not transa,
+        return CooMatMul(b.row, b.col, b.shape, b.order, transa=not transb, transb=not transa,
                          transc=True).apply((b.data, a))[0]
     raise ValueError(f'sparse_matmul takes one CooMatrix and one dense Variable or array; '
                      f'got a: {type(a).__name__}, b: {type(b).__name__}')

@@ -31,8 +31,10 @@ def _contracted_axes(axes: Any, a_ndim: int, b_ndim: int) -> tuple[list[int], li
             raise ValueError(f'axes={n} must be in [0, min(a.ndim, b.ndim)] = '
                              f'[0, {min(a_ndim, b_ndim)}]')
         return list(range(a_ndim - n, a_ndim)), list(range(n))
-    if not isinstance(axes, Sequence) or len(axes) != 2:
+    if not isinstance(axes, Sequence):
         raise TypeError(f'axes must be an int or a pair (a_axes, b_axes); got {axes!r}')
+    if len(axes) != 2:
+        raise ValueError(f'axes must be an int or a pair (a_axes, b_axes); got {axes!r}')
     a_axes, b_axes = _as_axis_list(axes[0]), _as_axis_list(axes[1])
     if len(a_axes) != len(b_axes):
         raise ValueError(f'axes must pair as many axes of a as of b; got {axes!r}')
@@ -54,16 +56,22 @@ def _inverse(permutation: list[int]) -> list[int]:
 
 
 class TensorDot(FunctionNode):
-    """``numpy.tensordot(a, b, (a_axes, b_axes))``."""
+    """``numpy.tensordot(a, b, (a_axes, b_axes))``.
 
-    def __init__(self, a_axes: Sequence[int], b_axes: Sequence[int]) -> None:
+    The result has the dtype NumPy promotes the inputs to, or ``dtype``
+    when given.
+    """
+
+    def __init__(self, a_axes: Sequence[int], b_axes: Sequence[int],
+                 dtype: Any = None) -> None:
         self.a_axes = list(a_axes)
         self.b_axes = list(b_axes)
+        self.dtype = None if dtype is None else numpy.dtype(dtype)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ('a', 'b'))
         a_type, b_type = in_types
-        type_check.expect(a_type.dtype.kind == 'f', b_type.dtype == a_type.dtype)
+        type_check.expect(a_type.dtype.kind == 'f', b_type.dtype.kind == 'f')
         for a_axis, b_axis in zip(self.a_axes, self.b_axes):
             type_check.expect(a_type.shape[a_axis] == b_type.shape[b_axis])
 
@@ -71,7 +79,10 @@ class TensorDot(FunctionNode):
         self.retain_inputs((0, 1))
         a, b = inputs
         xp = backend.get_array_module(a)
-        return xp.asarray(xp.tensordot(a, b, (self.a_axes, self.b_axes))),
+        y = xp.asarray(xp.tensordot(a, b, (self.a_axes, self.b_axes)))
+        if self.dtype is not None and y.dtype != self.dtype:
+            y = y.astype(self.dtype)
+        return y,
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         a, b = self.get_retained_inputs()
@@ -83,11 +94,11 @@ class TensorDot(FunctionNode):
         ret = []
         if 0 in indexes:
             # Axes of the result: a_free, then b's contracted axes in b's order.
-            ga = tensordot(gy, b, (list(range(n_a_free, gy.ndim)), b_free))
+            ga = TensorDot(list(range(n_a_free, gy.ndim)), b_free, a.dtype).apply((gy, b))[0]
             layout = a_free + [a_axes[b_axes.index(s)] for s in sorted(b_axes)]
             ret.append(transpose(ga, _inverse(layout)))
         if 1 in indexes:
-            gb = tensordot(a, gy, (a_free, list(range(n_a_free))))
+            gb = TensorDot(a_free, list(range(n_a_free)), b.dtype).apply((a, gy))[0]
             layout = [b_axes[a_axes.index(s)] for s in sorted(a_axes)] + b_free
             ret.append(transpose(gb, _inverse(layout)))
         return tuple(ret)
@@ -98,7 +109,9 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
 
     Args:
         a: A Variable or array of floating point type.
-        b: A Variable or array of the same dtype.
+        b: A Variable or array of floating point type; with another dtype
+            than ``a``, the result has the promoted one (as in NumPy) and
+            each gradient its input's dtype.
         axes: An int ``n`` (the last ``n`` axes of ``a`` with the first
             ``n`` of ``b``), or a pair ``(a_axes, b_axes)`` of ints or
             sequences of ints to sum over, pairwise.
@@ -106,6 +119,9 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
     Returns:
         Variable: The product; its axes are the free axes of ``a`` followed
         by those of ``b``.
+
+    Raises:
+        ValueError: ``axes`` is malformed or pairs axes of unequal lengths.
 
     .. admonition:: Example
 
@@ -116,4 +132,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
                [12., 12.]], dtype=float32)
     """
     a_axes, b_axes = _contracted_axes(axes, a.ndim, b.ndim)
+    for a_axis, b_axis in zip(a_axes, b_axes):
+        if a.shape[a_axis] != b.shape[b_axis]:
+            raise ValueError(f'tensordot: axis {a_axis} of a (length {a.shape[a_axis]}) and '
+                             f'axis {b_axis} of b (length {b.shape[b_axis]}) differ in length')
     return TensorDot(a_axes, b_axes).apply((a, b))[0]

@@ -77,12 +77,17 @@ class BatchRenormalization(BatchNormalization):
             decay = 1. - 1. / self.N
         else:
             decay = self.decay
+        avg_mean, avg_var = self.avg_mean, self.avg_var
         update_statistics = True
         if config.in_recomputing:
-            # A recomputed forward must not count the batch twice.
+            # A recomputed forward must not count the batch twice, and must
+            # correct (r, d) by the statistics the first forward saw.
             if finetune:
                 self.N -= 1
+            avg_mean, avg_var = getattr(self, '_stats_to_recompute', (avg_mean, avg_var))
             update_statistics = False
+        elif config._will_recompute:
+            self._stats_to_recompute = (avg_mean.copy(), avg_var.copy())
         return batch_renormalization(x, gamma, beta, self.rmax, self.dmax, self.eps,
-                                     self.avg_mean, self.avg_var, decay,
+                                     avg_mean, avg_var, decay,
                                      update_statistics=update_statistics)
