@@ -347,3 +347,38 @@ def test_broken_distribution_does_not_break_import(fake_site):
     assert out[0] == '@toy'
     assert out[1].startswith("ERROR unknown device '@broken'")
     assert 'broken (ImportError on import: catena_broken_plugin needs libbroken.so.7' in out[1]
+
+
+def test_a_plugin_that_exits_is_recorded_as_failed(tmp_path):
+    """sys.exit() in a plugin, at import or in a hook, is a failure like any other."""
+    info = tmp_path / 'catena_exiting-0.0.1.dist-info'
+    info.mkdir()
+    (info / 'METADATA').write_text('Metadata-Version: 2.1\nName: catena-exiting\n'
+                                   'Version: 0.0.1\n', encoding='utf-8')
+    (info / 'entry_points.txt').write_text(
+        '[catena]\nexits = catena_exiting_plugin\nexits_later = catena_exiting_hook\n',
+        encoding='utf-8')
+    (tmp_path / 'catena_exiting_plugin.py').write_text(
+        "import sys\nsys.exit('no licence server')\n", encoding='utf-8')
+    (tmp_path / 'catena_exiting_hook.py').write_text(textwrap.dedent('''
+        import sys
+        from catena import hookimpl
+
+
+        @hookimpl
+        def catena_runtime_info():
+            sys.exit(3)
+    '''), encoding='utf-8')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get('PYTHONPATH')])]),
+        CATENA_PLUGINS='exits,exits_later')
+    env.pop('CATENA_DISABLE_PLUGIN_AUTOLOAD', None)
+    result = subprocess.run([sys.executable, '-m', 'catena', 'info'], capture_output=True,
+                            text=True, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    exits, = [line for line in lines if line.startswith('  exits ')]
+    assert 'FAILED: SystemExit on import: no licence server' in exits
+    later, = [line for line in lines if line.startswith('  exits_later ')]
+    assert 'FAILED: SystemExit in hook catena_runtime_info: 3' in later
+    assert '  @numpy: available' in lines

@@ -173,3 +173,35 @@ def test_kernel_not_matching_the_weights(tmp_path: pathlib.Path) -> None:
                               convolution_param={'num_output': 2, 'kernel_h': 5,
                                                  'kernel_w': 5})
     raises_format_error(path, 'kernel \\(5, 5\\)', '\\(2, 1, 3, 3\\)')
+
+
+def test_deeply_nested_groups(tmp_path: pathlib.Path) -> None:
+    depth = 200_000
+    data = bytes([0xA3, 0x06]) * depth + bytes([0xA4, 0x06]) * depth  # layer groups
+    raises_format_error(write(tmp_path, data), 'nest deeper than 100 levels')
+
+
+def test_negative_blob_dimensions(tmp_path: pathlib.Path) -> None:
+    path = _single_layer_file(tmp_path, 'InnerProduct', [(-2, -2)], [4],
+                              inner_product_param={'num_output': 2})
+    error = raises_format_error(path, 'InnerProduct layer', 'blobs\\[0\\]',
+                                'negative dimension')
+    assert error.field == "layer[0] ('broken')"
+
+
+@pytest.mark.parametrize('shape, size', [((0, 8), 0), ((8,), 8)])
+def test_inner_product_without_num_output_needs_2d_weights(tmp_path: pathlib.Path, shape: Any,
+                                                           size: int) -> None:
+    path = _single_layer_file(tmp_path, 'InnerProduct', [shape], [size])
+    error = raises_format_error(path, 'InnerProduct layer', 'num_output is unset')
+    assert error.field == "layer[0] ('broken')"
+
+
+def test_values_no_check_foresaw_are_format_errors(tmp_path: pathlib.Path) -> None:
+    path = _single_layer_file(tmp_path, 'Convolution', [(2, 1, 3, 3), (2,)], [18, 2],
+                              convolution_param={'num_output': 2, 'group': 0, 'kernel_h': 3,
+                                                 'kernel_w': 3})
+    error = raises_format_error(path, 'Convolution layer', 'do not make a layer',
+                                'groups must be a positive int')
+    assert error.field == "layer[0] ('broken')"
+    assert isinstance(error.__cause__, ValueError)

@@ -112,7 +112,7 @@ def call_each(hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
         args = {name: kwargs[name] for name in impl.argnames}
         try:
             results.append((impl.plugin_name, impl.function(**args)))
-        except Exception as error:  # noqa: BLE001 - isolation is the point
+        except (Exception, SystemExit) as error:  # noqa: BLE001 - isolation is the point
             _fail(pm, impl.plugin_name, error, f'in hook {hook_name}')
     return results
 
@@ -178,7 +178,7 @@ def _register(pm: pluggy.PluginManager, name: str, loader: Any, source: str,
     try:
         plugin = loader()
         pm.register(plugin, name=name)
-    except Exception as error:  # noqa: BLE001 - a broken plugin must not break catena
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - a broken plugin must not break catena
         _fail(pm, name, error, 'on import')
         return
     record.hooks = sorted(impl.name for impl in pm.get_hookcallers(plugin) or ())

@@ -113,9 +113,12 @@ def blob_array(layer: Any, index: int, what: str) -> numpy.ndarray:
         raise BadLayer(f'it has {len(layer.blobs)} blob(s) but its {what} should be '
                        f'blobs[{index}] (is this a caffemodel with trained weights?)')
     blob = layer.blobs[index]
+    shape = blob_shape(blob)
+    if any(d < 0 for d in shape):
+        raise BadLayer(f'blobs[{index}] ({what}) has the shape {shape}, with a negative '
+                       'dimension')
     values = blob.data if len(blob.data) else blob.double_data
     array = numpy.array(values, dtype=numpy.float32)
-    shape = blob_shape(blob)
     if array.size != math.prod(shape):
         raise BadLayer(f'blobs[{index}] ({what}) holds {array.size} values but its shape '
                        f'{shape} needs {math.prod(shape)}')
@@ -228,7 +231,12 @@ def inner_product(func: Any, layer: Any) -> None:
     """InnerProduct -> :class:`catena.links.Linear` (``axis`` and ``transpose`` honoured)."""
     p = param(layer, 'inner_product_param')
     weights = blob_array(layer, 0, 'weights')
-    out_size = int(p.num_output) or weights.shape[-2]
+    out_size = int(p.num_output)
+    if not out_size:
+        if weights.ndim < 2 or not weights.shape[-2]:
+            raise BadLayer(f'num_output is unset, and its weights blobs[0] of shape '
+                           f'{weights.shape} do not give the output size either')
+        out_size = weights.shape[-2]
     if weights.size % out_size:
         raise BadLayer(f'its weights of shape {weights.shape} do not fit '
                        f'num_output={out_size}')

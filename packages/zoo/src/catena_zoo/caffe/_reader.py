@@ -26,6 +26,8 @@ from catena_zoo.caffe.errors import CaffeFormatError
 _VARINT, _FIXED64, _LENGTH, _START_GROUP, _END_GROUP, _FIXED32 = range(6)
 
 # Messages whose entries are labelled with their ``name`` field in error paths.
+# protobuf's own default recursion limit.
+_MAX_DEPTH = 100
 _NAME_FIELD = {'caffe.LayerParameter': 1, 'caffe.V1LayerParameter': 4}
 
 _FD = pb_descriptor.FieldDescriptor
@@ -184,8 +186,11 @@ def _read_labelled_varint(data: bytes, pos: int, end: int, label: str) -> tuple[
         raise
 
 
-def _walk(data: bytes, pos: int, end: int, descriptor: Any, group: int | None) -> int:
+def _walk(data: bytes, pos: int, end: int, descriptor: Any, group: int | None,
+          depth: int = 0) -> int:
     """Checks the fields in ``data[pos:end]``; returns where a group ended (or ``end``)."""
+    if depth > _MAX_DEPTH:
+        raise _WireError(f'messages and groups nest deeper than {_MAX_DEPTH} levels', pos)
     seen: dict[int, int] = {}
     while pos < end:
         tag_offset = pos
@@ -211,11 +216,12 @@ def _walk(data: bytes, pos: int, end: int, descriptor: Any, group: int | None) -
                 label = _label_with_name(data, body, end, field, label)
                 raise _WireError(f'it declares {length} bytes but only {end - body} remain',
                                  tag_offset, [label])
-            _check_length_delimited(data, body, body + length, field, label, tag_offset)
+            _check_length_delimited(data, body, body + length, field, label, tag_offset,
+                                    depth)
             pos = body + length
         elif wire_type == _START_GROUP:
             try:
-                pos = _walk(data, pos, end, None, number)
+                pos = _walk(data, pos, end, None, number, depth + 1)
             except _WireError as err:
                 err.path.insert(0, label)
                 raise
@@ -232,13 +238,13 @@ def _walk(data: bytes, pos: int, end: int, descriptor: Any, group: int | None) -
 
 
 def _check_length_delimited(data: bytes, start: int, end: int, field: Any, label: str,
-                            tag_offset: int) -> None:
+                            tag_offset: int, depth: int) -> None:
     """Checks a length-delimited value: a message, or packed numbers."""
     if field is None:
         return
     if field.type == _FD.TYPE_MESSAGE:
         try:
-            _walk(data, start, end, field.message_type, None)
+            _walk(data, start, end, field.message_type, None, depth + 1)
         except _WireError as err:
             err.path.insert(0, _label_with_name(data, start, end, field, label))
             raise

@@ -93,6 +93,11 @@ class CaffeFunction(link.Chain):
             except _layers.BadLayer as err:
                 raise CaffeFormatError(model_path, f'{type_name} layer: {err}',
                                        f'{where} ({layer.name!r})') from None
+            except (ArithmeticError, LookupError, TypeError, ValueError) as err:
+                # Values no converter check foresaw: still the file's fault.
+                raise CaffeFormatError(
+                    model_path, f'{type_name} layer: its stored values do not make a layer '
+                    f'({type(err).__name__}: {err})', f'{where} ({layer.name!r})') from err
 
     def add_layer(self, layer: Any, forward: Callable[..., Any],
                   child: link.Link | None = None) -> None:
