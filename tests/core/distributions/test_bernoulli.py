@@ -9,7 +9,7 @@ from scipy import stats
 
 import catena
 import catena.distributions as D
-from catena import testing
+from catena import gradient_check, testing
 
 
 def _as(dtype, *values):
@@ -121,3 +121,29 @@ def test_bad_parameters():
         D.Bernoulli()
     with pytest.raises(TypeError, match='p'):
         D.Bernoulli(np.array([1, 0]))
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('logit_shape, x_shape', [((2, 3), (2, 3)), ((), ()), ((), (3,))])
+def test_bernoulli_log_prob_helper(dtype, logit_shape, x_shape):
+    from catena.distributions.bernoulli import _bernoulli_log_prob
+    logit = np.random.normal(size=logit_shape).astype(dtype)
+    x = np.random.randint(0, 2, x_shape).astype(dtype)
+    p = 1 / (1 + np.exp(-logit.astype(np.float64)))
+    lp = _bernoulli_log_prob(logit, x)
+    assert lp.dtype == dtype and lp.shape == x_shape
+    np.testing.assert_allclose(lp.array, stats.bernoulli.logpmf(x, p), rtol=1e-5)
+    gy = np.random.normal(size=x_shape).astype(dtype)
+    gradient_check.check_backward(
+        lambda lg: _bernoulli_log_prob(lg, x), logit, gy, dtype=np.float64,
+        atol=1e-3, rtol=1e-3)
+    ggx = np.random.normal(size=logit_shape).astype(dtype)
+    gradient_check.check_double_backward(
+        lambda lg: _bernoulli_log_prob(lg, x), logit, gy, ggx, dtype=np.float64,
+        atol=1e-3, rtol=1e-3)
+
+
+def test_bernoulli_log_prob_helper_binary_check():
+    from catena.distributions.bernoulli import _bernoulli_log_prob
+    lp = _bernoulli_log_prob(np.zeros(3), np.array([0.0, 0.5, 1.0]), binary_check=True).array
+    np.testing.assert_allclose(lp, [np.log(0.5), -np.inf, np.log(0.5)])

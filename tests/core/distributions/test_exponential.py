@@ -90,3 +90,10 @@ def test_sample_moments_and_reproducibility():
 def test_bad_parameters():
     with pytest.raises(TypeError, match='lam'):
         D.Exponential(np.array([1, 2]))
+
+
+def test_icdf_of_a_0d_float32_array():
+    d = D.Exponential(np.asarray(2.0, np.float32))
+    y = d.icdf(np.asarray(0.3, np.float32))
+    assert y.dtype == np.float32 and y.shape == ()
+    np.testing.assert_allclose(y.array, stats.expon.ppf(0.3, scale=0.5), rtol=1e-6)

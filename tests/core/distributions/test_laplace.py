@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import catena.distributions as D
-from catena import testing
+from catena import gradient_check, testing
 
 
 def _as(dtype, *values):
@@ -94,3 +94,29 @@ def test_sample_moments_and_reproducibility():
 def test_bad_parameters():
     with pytest.raises(ValueError, match=r'loc.*scale.*\(2, 2\).*\(2,\)'):
         D.Laplace(np.zeros((2, 2)), np.ones(2))
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [(), (2, 3)])
+def test_standard_cdf_and_icdf_helpers(dtype, shape):
+    from catena.distributions.laplace import _laplace_cdf, _laplace_icdf
+    q = np.random.uniform(0.02, 0.98, shape).astype(dtype)
+    y = _laplace_icdf(q)
+    assert y.dtype == dtype and y.shape == shape
+    np.testing.assert_allclose(y.array, stats.laplace.ppf(q), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_laplace_cdf(y).array, q, rtol=1e-5)
+    x = np.asarray(_away(0.0, shape, dtype, 0.1, 2.0))
+    np.testing.assert_allclose(_laplace_cdf(x).array, stats.laplace.cdf(x), rtol=1e-5)
+    gy = np.random.normal(size=shape).astype(dtype)
+    gradient_check.check_backward(_laplace_cdf, x, gy, dtype=np.float64, atol=1e-3, rtol=1e-3)
+    gradient_check.check_backward(_laplace_icdf, q, gy, dtype=np.float64, atol=1e-3,
+                                  rtol=1e-3)
+
+
+def test_cdf_and_icdf_of_a_0d_float32_array():
+    d = D.Laplace(np.float32(0.5), np.float32(2.0))
+    q = np.asarray(0.3, np.float32)
+    y = d.icdf(q)
+    assert y.dtype == np.float32 and y.shape == ()
+    np.testing.assert_allclose(y.array, stats.laplace.ppf(0.3, 0.5, 2.0), rtol=1e-6)
+    np.testing.assert_allclose(d.cdf(y.array).array, 0.3, rtol=1e-6)

@@ -11,7 +11,11 @@ import catena
 import catena.functions as F
 from catena import testing
 from catena.distributions.kl_divergence import cross_entropy, kl_divergence
-from catena.distributions.multivariate_normal import MultivariateNormal, TriangularInv
+from catena.distributions.multivariate_normal import (
+    MultivariateNormal,
+    TriangularInv,
+    _triangular_inv,
+)
 
 
 def _random_tril(shape, d):
@@ -125,6 +129,23 @@ class TestTriangularInv(testing.FunctionTestCase):
 
     def forward(self, inputs, device):
         return TriangularInv().apply(inputs)
+
+    def forward_expected(self, inputs):
+        return np.linalg.inv(inputs[0]).astype(self.dtype),
+
+
+@testing.parameterize(*testing.product({
+    'dtype': [np.float32, np.float64],
+    'shape': [(3, 3), (2, 2, 2), (0, 0)],
+}))
+class TestUpperTriangularInv(testing.FunctionTestCase):
+
+    def generate_inputs(self):
+        d = self.shape[-1]
+        return np.swapaxes(_random_tril(self.shape[:-2], d), -1, -2).astype(self.dtype),
+
+    def forward(self, inputs, device):
+        return _triangular_inv(inputs[0], lower=False),
 
     def forward_expected(self, inputs):
         return np.linalg.inv(inputs[0]).astype(self.dtype),

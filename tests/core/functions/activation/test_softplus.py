@@ -55,8 +55,19 @@ def test_default_beta_and_gradient():
     assert type(y.creator_node).__name__ == 'Softplus'
 
 
+@pytest.mark.parametrize('beta', [np.array(1.5), np.array(2, np.int32), np.float32(1.5)])
+def test_beta_may_be_a_numpy_scalar_or_0d_array(beta):
+    x = np.array([-1.0, 0.5, 2.0], np.float32)
+    expected = np.log1p(np.exp(float(beta) * x.astype(np.float64))) / float(beta)
+    y = F.softplus(x, beta=beta)
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y.array, expected, rtol=1e-6)
+
+
 @pytest.mark.parametrize('beta, error', [(0, ValueError), ('1', TypeError),
-                                         (float('nan'), ValueError)])
+                                         (float('nan'), ValueError),
+                                         (np.ones(2), TypeError),
+                                         (np.array(True), TypeError)])
 def test_bad_beta(beta, error):
     with pytest.raises(error, match='beta must'):
         F.softplus(np.zeros(3, np.float32), beta=beta)

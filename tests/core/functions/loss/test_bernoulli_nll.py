@@ -11,7 +11,7 @@ from catena.utils.type_check import InvalidType
 
 
 @testing.parameterize(*testing.product({
-    'reduce': ['sum', 'no'],
+    'reduce': ['sum', 'mean', 'no'],
     'dtype': [np.float16, np.float32, np.float64],
 }))
 class TestBernoulliNLL(testing.FunctionTestCase):
@@ -35,6 +35,8 @@ class TestBernoulliNLL(testing.FunctionTestCase):
         loss = -(x * np.log(p) + (1 - x) * np.log(1 - p))
         if self.reduce == 'sum':
             loss = np.asarray(loss.sum())
+        elif self.reduce == 'mean':
+            loss = np.asarray(loss.mean())
         return loss.astype(self.dtype),
 
 
@@ -43,5 +45,5 @@ def test_bad_arguments_are_rejected():
         F.bernoulli_nll(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))
     with pytest.raises(InvalidType, match=r'x\.dtype=float32.*y\.dtype=float64'):
         F.bernoulli_nll(np.zeros(3, np.float32), np.zeros(3, np.float64))
-    with pytest.raises(ValueError, match="reduce must be 'sum' or 'no'; got 'mean'"):
-        F.bernoulli_nll(np.zeros(3), np.zeros(3), reduce='mean')
+    with pytest.raises(ValueError, match="reduce must be 'sum' or 'mean' or 'no'; got 'max'"):
+        F.bernoulli_nll(np.zeros(3), np.zeros(3), reduce='max')

@@ -5,6 +5,7 @@
 import numpy as np
 import pytest
 
+import catena
 import catena.functions as F
 from catena import testing
 from catena.utils.type_check import InvalidType
@@ -56,6 +57,19 @@ def test_pairs_beyond_the_margin_cost_nothing():
     x1 = np.array([[3.0, 4.0], [3.0, 4.0]], np.float32)  # distance 5
     loss = F.contrastive(x0, x1, np.array([0, 1], np.int32), margin=2, reduce='no').array
     np.testing.assert_allclose(loss, [0.0, 12.5])
+
+
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize('reduce', ['mean', 'no'])
+def test_gradient_at_zero_distance_is_finite_and_zero(dtype, reduce):
+    # the gradient of the distance is undefined at zero; both terms vanish there
+    x = np.random.uniform(-1, 1, (4, 3)).astype(dtype)
+    x0, x1 = catena.Variable(x), catena.Variable(x.copy())
+    loss = F.contrastive(x0, x1, np.array([0, 1, 0, 1], np.int32), margin=2, reduce=reduce)
+    F.sum(loss).backward()
+    assert x0.grad.dtype == dtype
+    np.testing.assert_array_equal(x0.grad, np.zeros_like(x))
+    np.testing.assert_array_equal(x1.grad, np.zeros_like(x))
 
 
 def test_labels_must_be_zero_or_one():

@@ -11,7 +11,7 @@ from catena.utils.type_check import InvalidType
 
 
 @testing.parameterize(*testing.product({
-    'reduce': ['sum', 'no'],
+    'reduce': ['sum', 'mean', 'no'],
     'dtype': [np.float16, np.float32, np.float64],
 }))
 class TestGaussianKLDivergence(testing.FunctionTestCase):
@@ -36,6 +36,8 @@ class TestGaussianKLDivergence(testing.FunctionTestCase):
         loss = -np.log(sigma) + (sigma ** 2 + mean ** 2) / 2 - 0.5
         if self.reduce == 'sum':
             loss = np.asarray(loss.sum())
+        elif self.reduce == 'mean':
+            loss = np.asarray(loss.mean())
         return loss.astype(self.dtype),
 
 
@@ -53,5 +55,5 @@ def test_matches_a_monte_carlo_estimate():
 def test_bad_arguments_are_rejected():
     with pytest.raises(InvalidType, match=r'mean\.shape=\(2,\).*ln_var\.shape=\(3,\)'):
         F.gaussian_kl_divergence(np.zeros(2), np.zeros(3))
-    with pytest.raises(ValueError, match="reduce must be 'sum' or 'no'"):
-        F.gaussian_kl_divergence(np.zeros(2), np.zeros(2), reduce='mean')
+    with pytest.raises(ValueError, match="reduce must be 'sum' or 'mean' or 'no'; got 'max'"):
+        F.gaussian_kl_divergence(np.zeros(2), np.zeros(2), reduce='max')

@@ -13,7 +13,7 @@ from catena.utils.type_check import InvalidType
 
 
 @testing.parameterize(*testing.product({
-    'reduce': ['sum', 'no'],
+    'reduce': ['sum', 'mean', 'no'],
     'dtype': [np.float16, np.float32, np.float64],
 }))
 class TestGaussianNLL(testing.FunctionTestCase):
@@ -36,6 +36,8 @@ class TestGaussianNLL(testing.FunctionTestCase):
         loss = -np.log(density)
         if self.reduce == 'sum':
             loss = np.asarray(loss.sum())
+        elif self.reduce == 'mean':
+            loss = np.asarray(loss.mean())
         return loss.astype(self.dtype),
 
 
@@ -46,5 +48,5 @@ def test_bad_arguments_are_rejected():
         F.gaussian_nll(np.zeros(2), np.zeros(2, np.float32), np.zeros(2))
     with pytest.raises(InvalidType, match=r'x\.dtype\.kind == f'):
         F.gaussian_nll(np.zeros(2, np.int32), np.zeros(2, np.int32), np.zeros(2, np.int32))
-    with pytest.raises(ValueError, match="reduce must be 'sum' or 'no'"):
-        F.gaussian_nll(np.zeros(2), np.zeros(2), np.zeros(2), reduce='mean')
+    with pytest.raises(ValueError, match="reduce must be 'sum' or 'mean' or 'no'; got 'max'"):
+        F.gaussian_nll(np.zeros(2), np.zeros(2), np.zeros(2), reduce='max')

@@ -43,3 +43,12 @@ def test_dtype_mismatch_names_both_dtypes():
 def test_integer_inputs_are_rejected():
     with pytest.raises(InvalidType, match=r'x0\.dtype\.kind == f'):
         F.mean_squared_error(np.zeros(3, np.int32), np.zeros(3, np.int32))
+
+
+def test_float16_mean_of_many_large_differences_does_not_overflow():
+    # the sum (16384 * 4) is beyond float16's range; the mean (4) is not
+    x0 = np.full((64, 1, 16, 16), 2, np.float16)
+    x1 = np.full((64, 1, 16, 16), 0, np.float16)
+    loss = F.mean_squared_error(x0, x1)
+    assert loss.dtype == np.float16
+    assert float(loss.array) == 4.0

@@ -281,6 +281,42 @@ def test_class_weight_of_the_wrong_shape_is_rejected():
                                 class_weight=np.ones(2, np.float32))
 
 
+@pytest.mark.parametrize('weight, match', [
+    (np.ones((1, 3), np.float32), '1-dimensional'),
+    (np.ones(3, np.int32), 'floating point'),
+    (catena.Variable(np.ones(3, np.float32)), 'not a Variable'),
+])
+def test_class_weight_that_is_no_float_vector_is_a_value_error(weight, match):
+    # checked before the scores: integer scores do not hide the mistake
+    with pytest.raises(ValueError, match=match):
+        F.softmax_cross_entropy(np.zeros((2, 3), np.int32), np.zeros(2, np.int32),
+                                class_weight=weight)
+
+
+@pytest.mark.parametrize('cache_score', [True, False])
+def test_cached_softmax_is_exposed_as_y(cache_score):
+    x = np.random.uniform(-1, 1, (4, 3)).astype(np.float32)
+    loss = F.softmax_cross_entropy(catena.Variable(x), np.array([0, 1, 2, 1], np.int32),
+                                   cache_score=cache_score)
+    y = loss.creator.y
+    if not cache_score:
+        assert y is None
+        return
+    e = np.exp(x.astype(np.float64))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+
+
+@pytest.mark.parametrize('normalize', [True, False])
+def test_float16_mean_of_a_large_batch_does_not_overflow(normalize):
+    x = np.random.uniform(-1, 1, (100000, 2)).astype(np.float16)
+    t = np.random.randint(0, 2, 100000)
+    t[::7] = IGNORE
+    loss = F.softmax_cross_entropy(x, t, normalize=normalize)
+    assert loss.dtype == np.float16
+    expected = _expected_labels(x, t, 1, None, 'mean', normalize)
+    np.testing.assert_allclose(float(loss.array), float(expected), rtol=5e-3)
+
+
 def test_bad_options_are_rejected():
     x = np.zeros((2, 3), np.float32)
     t = np.zeros(2, np.int32)

@@ -29,6 +29,7 @@ How to add a distribution (contributors):
 
 from __future__ import annotations
 
+from catena.distributions import utils
 from catena.distributions.bernoulli import Bernoulli
 from catena.distributions.beta import Beta
 from catena.distributions.categorical import Categorical

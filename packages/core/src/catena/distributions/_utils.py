@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy
@@ -36,14 +37,22 @@ class ModifiedXLogX(FunctionNode):
         gy, = grad_outputs
         xp = backend.get_array_module(x.array)
         positive = force_array(x.array > 0)
-        # d/dx x log x = log x + 1; taken as 0 at x = 0, where it diverges.
+        if not bool(positive.all()):
+            warnings.warn('xlogx: the gradient at x = 0 is infinite; it is taken as 0',
+                          RuntimeWarning, stacklevel=2)
+        # d/dx x log x = log x + 1; taken as 0 at x = 0 (and below), where it diverges.
         dx = where(positive, log(where(positive, x, xp.ones_like(x.array))) + 1.0,
                    xp.zeros_like(x.array))
         return gy * dx,
 
 
 def xlogx(x: Any) -> Variable:
-    """``x * log(x)``, with the value 0 at ``x = 0`` (and gradient 0 there)."""
+    """``x * log(x)``, with the value 0 at ``x = 0``.
+
+    The gradient at ``x = 0`` is taken as 0; backward warns
+    (RuntimeWarning) when it meets such a point, where the true gradient is
+    infinite.
+    """
     return ModifiedXLogX().apply((x,))[0]
 
 

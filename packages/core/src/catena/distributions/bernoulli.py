@@ -131,3 +131,8 @@ def _kl_bernoulli_bernoulli(dist1: Bernoulli, dist2: Bernoulli) -> Variable:
     p1 = dist1.p
     return (p1 * (dist1._log_p - dist2._log_p)
             + (1.0 - p1) * (dist1._log_1mp - dist2._log_1mp))
+
+
+def _bernoulli_log_prob(logit: Any, x: Any, binary_check: bool = False) -> Variable:
+    """The log-probability of ``x`` under the Bernoulli distribution of ``logit``."""
+    return Bernoulli(logit=logit, binary_check=binary_check).log_prob(x)

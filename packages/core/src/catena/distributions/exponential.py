@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena.distributions import distribution
+from catena.distributions import _support, distribution
 from catena.distributions.kl_divergence import register_kl
 from catena.functions.array.where import where
 from catena.functions.math.exponential import log
@@ -53,7 +53,7 @@ class Exponential(distribution.Distribution):
         return where(negative, self.xp.zeros(c.shape, c.dtype), c)
 
     def icdf(self, x: Any) -> Variable:
-        return -log1p(-x) / self.lam
+        return -log1p(-_support.as_value(x, self.lam)) / self.lam
 
     @property
     def entropy(self) -> Variable:

@@ -5,16 +5,28 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from catena.distributions import distribution
+from catena.distributions import _support, distribution
 from catena.distributions.kl_divergence import register_kl
 from catena.functions.math.basic_math import absolute
 from catena.functions.math.exponential import exp, log
 from catena.functions.math.exponential_m1 import expm1
 from catena.functions.math.logarithm_1p import log1p
 from catena.functions.math.sign import sign
-from catena.variable import Variable
+from catena.variable import Variable, as_variable
 
 _LOG_2 = math.log(2.0)
+
+
+def _laplace_cdf(x: Any) -> Variable:
+    """The CDF of the standard Laplace distribution (location 0, scale 1)."""
+    x = as_variable(x)
+    return 0.5 - 0.5 * sign(x) * expm1(-absolute(x))
+
+
+def _laplace_icdf(x: Any) -> Variable:
+    """The inverse CDF of the standard Laplace distribution, for ``x`` in (0, 1)."""
+    centred = as_variable(x) - 0.5
+    return -sign(centred) * log1p(-2.0 * absolute(centred))
 
 
 class Laplace(distribution.Distribution):
@@ -52,12 +64,10 @@ class Laplace(distribution.Distribution):
         return -absolute(x - self.loc) / self.scale - log(self.scale) - _LOG_2
 
     def cdf(self, x: Any) -> Variable:
-        z = (x - self.loc) / self.scale
-        return 0.5 - 0.5 * sign(z) * expm1(-absolute(z))
+        return _laplace_cdf((_support.as_value(x, self.loc) - self.loc) / self.scale)
 
     def icdf(self, x: Any) -> Variable:
-        centred = x - 0.5
-        return self.loc - self.scale * sign(centred) * log1p(-2.0 * absolute(centred))
+        return self.loc + self.scale * _laplace_icdf(_support.as_value(x, self.loc))
 
     @property
     def entropy(self) -> Variable:

@@ -13,6 +13,7 @@ from catena.function_node import FunctionNode
 from catena.functions.array.diagonal import diagonal
 from catena.functions.array.expand_dims import expand_dims
 from catena.functions.array.squeeze import squeeze
+from catena.functions.array.swapaxes import swapaxes
 from catena.functions.math.exponential import log
 from catena.functions.math.matmul import matmul
 from catena.functions.math.sum import sum as sum_
@@ -53,8 +54,11 @@ class TriangularInv(FunctionNode):
         return -matmul(matmul(y, gy, transa=True), y, transb=True) * lower,
 
 
-def _triangular_inv(x: Any) -> Variable:
-    return TriangularInv().apply((x,))[0]
+def _triangular_inv(x: Any, lower: bool = True) -> Variable:
+    """The inverse of a (stack of) lower, or with ``lower=False`` upper, triangular matrices."""
+    if lower:
+        return TriangularInv().apply((x,))[0]
+    return swapaxes(TriangularInv().apply((swapaxes(x, -1, -2),))[0], -1, -2)
 
 
 def _half_logdet(scale_tril: Variable) -> Variable:

@@ -11,11 +11,11 @@ def force_array(x: Any, dtype: Any = None) -> Any:
     """Returns ``x`` as an array: NumPy operations on 0-d arrays return scalars.
 
     Args:
-        x: An array or a NumPy scalar.
+        x: An array, a NumPy scalar or a Python number.
         dtype: The dtype to cast a scalar to (arrays keep their dtype unless
             it is given).
     """
-    if isinstance(x, numpy.generic):
+    if isinstance(x, (numpy.generic, int, float, complex)):
         return numpy.asarray(x, dtype=dtype)
     if dtype is not None and x.dtype != dtype:
         return x.astype(dtype, copy=False)

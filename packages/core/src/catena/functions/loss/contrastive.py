@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from catena import backend
 from catena.function_node import FunctionNode
 from catena.functions.activation.relu import relu
 from catena.functions.array.broadcast import broadcast_to
+from catena.functions.array.cast import cast
 from catena.functions.array.expand_dims import expand_dims
 from catena.functions.loss import _argcheck
 from catena.functions.math.clip import clip
@@ -18,7 +21,7 @@ from catena.variable import Variable
 
 # the distance a gradient divides by is kept from zero (the gradient of the
 # distance itself is undefined there)
-_MIN_DISTANCE = 1e-8
+_MIN_DISTANCE = 1e-7
 
 
 class Contrastive(FunctionNode):
@@ -66,10 +69,15 @@ class Contrastive(FunctionNode):
         if self.reduce == 'mean':
             gy = broadcast_to(gy * (1.0 / max(x0.shape[0], 1)), y.shape)
         diff = x0 - x1
+        half = diff.dtype.char == 'e'
+        if half:  # the pull near zero distance, margin / _MIN_DISTANCE, overflows float16
+            diff, gy, y = cast(diff, numpy.float32), cast(gy, numpy.float32), y.astype('f')
         dist = sqrt(_sum(diff * diff, axis=1))
         pull = relu(self.margin - dist) / clip(dist, _MIN_DISTANCE, None)
         coeff = gy * (y - (1.0 - y) * pull)
         gx = diff * broadcast_to(expand_dims(coeff, 1), diff.shape)
+        if half:
+            gx = cast(gx, numpy.float16)
         return tuple(gx if i == 0 else (-gx if i == 1 else None) for i in indexes)
 
 

@@ -79,7 +79,8 @@ def hinge(x: Any, t: Any, norm: str = 'L1', reduce: str = 'mean') -> Variable:
         Variable: The loss.
 
     Raises:
-        ValueError: If ``norm`` or ``reduce`` is unknown or a label is out of range.
+        NotImplementedError: If ``norm`` is unknown (as in Chainer).
+        ValueError: If ``reduce`` is unknown or a label is out of range.
 
     .. admonition:: Example
 
@@ -90,6 +91,6 @@ def hinge(x: Any, t: Any, norm: str = 'L1', reduce: str = 'mean') -> Variable:
                [1.5, 1. ]], dtype=float32)
     """
     if norm not in _NORMS:
-        raise ValueError(f"hinge: norm must be 'L1' or 'L2'; got {norm!r}")
+        raise NotImplementedError(f"hinge: norm must be 'L1' or 'L2'; got {norm!r}")
     _argcheck.check_reduce('hinge', reduce, _argcheck.REDUCE_MEAN_NO)
     return Hinge(norm, reduce).apply((x, t))[0]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from catena import backend
 from catena.function_node import FunctionNode
 from catena.functions.loss import _argcheck
@@ -24,7 +26,9 @@ class MeanAbsoluteError(FunctionNode):
         diff = force_array(x0 - x1)
         self._sign = xp.sign(diff)
         xp.abs(diff, out=diff)
-        return xp.asarray(diff.sum() / diff.dtype.type(max(diff.size, 1)), dtype=diff.dtype),
+        # float16 sums in float32: no overflow
+        total = diff.sum(dtype=numpy.float32) if diff.dtype.char == 'e' else diff.sum()
+        return xp.asarray(total / total.dtype.type(max(diff.size, 1)), dtype=diff.dtype),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         coeff = 1.0 / max(self._sign.size, 1)

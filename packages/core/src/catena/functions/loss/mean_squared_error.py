@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from catena import backend
 from catena.function_node import FunctionNode
 from catena.functions.loss import _argcheck
@@ -23,8 +25,11 @@ class MeanSquaredError(FunctionNode):
         x0, x1 = inputs
         xp = backend.get_array_module(x0)
         diff = (x0 - x1).ravel()
-        total = diff.dot(diff) if diff.dtype.char != 'e' else (diff * diff).sum()
-        return xp.asarray(total / diff.dtype.type(max(diff.size, 1)), dtype=diff.dtype),
+        dtype = diff.dtype
+        if dtype.char == 'e':  # float16 squares and sums in float32: no overflow
+            diff = diff.astype(numpy.float32)
+        total = diff.dot(diff) / diff.dtype.type(max(diff.size, 1))
+        return xp.asarray(total, dtype=dtype),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         x0, x1 = self.get_retained_inputs()

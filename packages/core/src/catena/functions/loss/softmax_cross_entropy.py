@@ -35,6 +35,13 @@ def _subtract_at(xp: Any, a: Any, t: Any, axis: int, v: Any) -> None:
     xp.put_along_axis(a, index, at, axis)
 
 
+def _mean(a: Any, count: int) -> Any:
+    """``a.sum() / count`` (1 for a zero count); float16 is summed in float32."""
+    if a.dtype.itemsize < 4:
+        return a.sum(dtype='f') * (1.0 / max(count, 1))
+    return a.sum() * a.dtype.type(1.0 / max(count, 1))
+
+
 class SoftmaxCrossEntropy(FunctionNode):
     """The softmax cross entropy of scores ``x`` and labels (or soft targets) ``t``."""
 
@@ -48,6 +55,15 @@ class SoftmaxCrossEntropy(FunctionNode):
         self.reduce = reduce
         self.soft_target_loss = soft_target_loss
         self.axis = axis
+        self._cache: Any = None
+
+    @property
+    def y(self) -> Any:
+        """The softmax of the scores kept for backward (``cache_score``), or None."""
+        if self._cache is None:
+            return None
+        e, s = self._cache
+        return e / s
 
     def check_type_forward(self, in_types: Any) -> None:
         if type_check.in_light_mode() and self._light_check(*in_types):
@@ -144,10 +160,10 @@ class SoftmaxCrossEntropy(FunctionNode):
             lse -= x_t
             if weight is None:
                 self._scale = coeff
-                return lse.sum() * coeff
+                return _mean(lse, count if self.normalize else x.shape[0])
             lse *= weight
             self._scale = weight * coeff
-            return lse.sum() * coeff
+            return _mean(lse, count if self.normalize else x.shape[0])
         lse -= x_t
         if weight is None:
             self._scale = dtype.type(1)
@@ -183,7 +199,7 @@ class SoftmaxCrossEntropy(FunctionNode):
             coeff = dtype.type(1.0 / max(x.size // max(x.shape[axis], 1), 1))
             self._scale = mass * coeff
             self._target = t_weighted * coeff
-            return loss.sum() * coeff
+            return _mean(loss, x.size // max(x.shape[axis], 1))
         self._scale = mass
         self._target = t_weighted
         return loss
@@ -261,6 +277,21 @@ class _SoftmaxCrossEntropyGrad(FunctionNode):
         return tuple(ret)
 
 
+def _check_class_weight(class_weight: Any) -> None:
+    """Raises a ValueError unless ``class_weight`` is None or a 1-d floating point array."""
+    if class_weight is None:
+        return
+    if isinstance(class_weight, Variable):
+        raise ValueError('softmax_cross_entropy: class_weight must be an array, not a '
+                         'Variable (no gradient flows to it)')
+    if class_weight.ndim != 1:
+        raise ValueError('softmax_cross_entropy: class_weight must be 1-dimensional; got '
+                         f'shape {tuple(class_weight.shape)}')
+    if class_weight.dtype.kind != 'f':
+        raise ValueError('softmax_cross_entropy: class_weight must be of a floating point '
+                         f'dtype; got {class_weight.dtype}')
+
+
 def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: bool = True,
                           class_weight: Any = None, ignore_label: int = -1,
                           reduce: str = 'mean', enable_double_backprop: bool = False,
@@ -287,7 +318,8 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: b
         cache_score: Keep the exponentials of the scores from the forward
             pass for the backward pass (faster, more memory) instead of
             recomputing them.
-        class_weight: An array of ``C`` weights, one per class, or None.
+        class_weight: A 1-d floating point array of ``C`` weights, one per
+            class, or None.
         ignore_label: The label of the positions to ignore.
         reduce: ``'mean'`` for the (normalized) sum as a scalar, ``'no'`` for
             the loss of every position (of ``t``'s shape; zero where ignored).
@@ -301,8 +333,9 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: b
         Variable: The loss, a scalar for ``reduce='mean'``.
 
     Raises:
-        ValueError: If ``reduce`` or ``soft_target_loss`` is unknown, or a
-            label is out of range.
+        ValueError: If ``reduce`` or ``soft_target_loss`` is unknown, a
+            label is out of range, or ``class_weight`` is a Variable, not 1-d
+            or not of a floating point dtype.
 
     .. admonition:: Example
 
@@ -318,7 +351,7 @@ def softmax_cross_entropy(x: Any, t: Any, normalize: bool = True, cache_score: b
         raise ValueError("softmax_cross_entropy: soft_target_loss must be 'cross-entropy' or "
                          f"'kl-divergence'; got {soft_target_loss!r}")
     axis = _along_axis.check_axis_argument(axis, 'softmax_cross_entropy')
-    class_weight = _argcheck.array_of(class_weight)
+    _check_class_weight(class_weight)
     node = SoftmaxCrossEntropy(normalize, cache_score, class_weight, ignore_label, reduce,
                                soft_target_loss, axis)
     return node.apply((x, t))[0]

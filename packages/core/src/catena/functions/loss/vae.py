@@ -14,11 +14,12 @@ from catena.utils import type_check
 from catena.variable import Variable
 
 _LOG_2PI = math.log(2.0 * math.pi)
+_REDUCE = ('sum', 'mean', 'no')
 
 
 def _check(function: str, reduce: str, **arrays: Any) -> None:
     """Checks ``reduce`` and that the arrays are floating point of one shape and dtype."""
-    _argcheck.check_reduce(function, reduce, _argcheck.REDUCE_SUM_NO)
+    _argcheck.check_reduce(function, reduce, _REDUCE)
     names = tuple(arrays)
     values = [_argcheck.array_of(a) for a in arrays.values()]
     for name, value in zip(names, values):
@@ -35,7 +36,11 @@ def _check(function: str, reduce: str, **arrays: Any) -> None:
 
 
 def _reduced(loss: Variable, reduce: str) -> Variable:
-    return _sum(loss) if reduce == 'sum' else loss
+    if reduce == 'sum':
+        return _sum(loss)
+    if reduce == 'mean':
+        return _sum(loss) * (1.0 / max(loss.size, 1))
+    return loss
 
 
 def bernoulli_nll(x: Any, y: Any, reduce: str = 'sum') -> Variable:
@@ -48,8 +53,8 @@ def bernoulli_nll(x: Any, y: Any, reduce: str = 'sum') -> Variable:
     Args:
         x: The data, of floating point type (usually in ``[0, 1]``).
         y: The logits of the Bernoulli means, of ``x``'s shape and dtype.
-        reduce: ``'sum'`` for the sum over all elements, ``'no'`` for the
-            loss of every element.
+        reduce: ``'sum'`` for the sum over all elements, ``'mean'`` for
+            their mean, ``'no'`` for the loss of every element.
 
     Returns:
         Variable: The negative log-likelihood.
@@ -77,8 +82,8 @@ def gaussian_kl_divergence(mean: Any, ln_var: Any, reduce: str = 'sum') -> Varia
         mean: The means :math:`\\mu`, of floating point type.
         ln_var: The log-variances :math:`\\log \\sigma^2`, of ``mean``'s shape
             and dtype.
-        reduce: ``'sum'`` for the sum over all elements, ``'no'`` for the
-            divergence of every element.
+        reduce: ``'sum'`` for the sum over all elements, ``'mean'`` for
+            their mean, ``'no'`` for the divergence of every element.
 
     Returns:
         Variable: The KL divergence.
@@ -108,8 +113,8 @@ def gaussian_nll(x: Any, mean: Any, ln_var: Any, reduce: str = 'sum') -> Variabl
         mean: The means :math:`\\mu`, of ``x``'s shape and dtype.
         ln_var: The log-variances :math:`\\log \\sigma^2`, of ``x``'s shape
             and dtype.
-        reduce: ``'sum'`` for the sum over all elements, ``'no'`` for the
-            loss of every element.
+        reduce: ``'sum'`` for the sum over all elements, ``'mean'`` for
+            their mean, ``'no'`` for the loss of every element.
 
     Returns:
         Variable: The negative log-likelihood.
