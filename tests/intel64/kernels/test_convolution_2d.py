@@ -196,6 +196,23 @@ def test_other_dtypes_fall_back(dtype: Any) -> None:
         numpy.testing.assert_array_equal(a, e)
 
 
+@pytest.mark.parametrize('W_dtype', [numpy.float16, numpy.float64])
+def test_weight_of_another_dtype(W_dtype: Any) -> None:
+    # The forward and the input gradient (a deconvolution) fall back; the weight
+    # gradient reads the float32 x and gy, runs on oneDNN and is cast to W's dtype.
+    x, W, b, rng = _inputs((2, 3, 7, 8), (4, 3, 3, 3), False)
+    W = W.astype(W_dtype)
+    gy = rng.standard_normal((2, 4, 4, 4)).astype(numpy.float32)
+    expected, _ = _conv_run('never', x, W, b, gy, stride=2, pad=1)
+    before = _calls()
+    actual, _ = _conv_run('always', x, W, b, gy, stride=2, pad=1)
+    assert _delta(before) == {'convolution_2d': 0, 'convolution_2d_grad_w': 1,
+                              'deconvolution_2d': 0}
+    for e, a, dtype in zip(expected, actual, (x.dtype, x.dtype, W_dtype, b.dtype)):
+        assert a.dtype == e.dtype == dtype
+        numpy.testing.assert_allclose(a, e, **TOL)
+
+
 def test_negative_right_padding_runs_on_onednn() -> None:
     # Seven pixels, a 3-wide kernel, stride 4 and pad 1 give two windows (at -1 and 3)
     # whose last one ends one pixel before the padded border: oneDNN's right padding

@@ -141,8 +141,10 @@ def test_bias_and_dtype_mismatch():
     x = np.zeros((1, 3, 5, 5), np.float32)
     with pytest.raises(type_check.InvalidType, match=r'b.shape\[0\] == W.shape\[0\]'):
         F.convolution_2d(x, np.zeros((4, 3, 3, 3), np.float32), np.zeros(3, np.float32))
-    with pytest.raises(type_check.InvalidType, match='W.dtype == x.dtype'):
-        F.convolution_2d(x, np.zeros((4, 3, 3, 3), np.float64))
+    with pytest.raises(type_check.InvalidType, match='b.dtype == x.dtype'):
+        F.convolution_2d(x, np.zeros((4, 3, 3, 3), np.float64), np.zeros(4, np.float64))
+    with pytest.raises(type_check.InvalidType, match='W.dtype.kind == f'):
+        F.convolution_2d(x, np.zeros((4, 3, 3, 3), np.int32))
 
 
 def test_kernel_larger_than_the_padded_input():

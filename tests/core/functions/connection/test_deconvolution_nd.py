@@ -105,8 +105,9 @@ def test_node_name_and_cover_all():
 
 def test_errors():
     x = np.zeros((1, 2, 3), np.float32)
-    with pytest.raises(ValueError, match=r'outsize=\(9,\) does not match the input'):
+    with pytest.raises(ValueError, match=r'outsize=\(9,\) does not match the input') as info:
         F.deconvolution_nd(x, np.zeros((2, 1, 3), np.float32), stride=2, outsize=(9,))
+    assert isinstance(info.value, type_check.InvalidType)
     with pytest.raises(ValueError, match='outsize must be an int or a sequence of 1 ints'):
         F.deconvolution_nd(x, np.zeros((2, 1, 3), np.float32), outsize=(5, 5))
     with pytest.raises(type_check.InvalidType, match=r'x.shape\[1\] == W.shape\[0\]'):

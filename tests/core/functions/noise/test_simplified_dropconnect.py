@@ -57,6 +57,76 @@ class TestSimplifiedDropconnect(testing.FunctionTestCase):
         return _expected(x, w, b, self.mask, self.ratio).astype(self.dtype),
 
 
+@testing.parameterize(*testing.product({
+    'dtypes': [(np.float16, np.float32), (np.float32, np.float64), (np.float64, np.float16),
+               (np.float32, np.float16)],
+    'batchwise': [True, False],
+    'bias': [True, False],
+}))
+class TestSimplifiedDropconnectWeightOfAnotherDtype(testing.FunctionTestCase):
+    """W of another float dtype than x: y and gx in x's dtype, gW in W's (as in Chainer)."""
+
+    ratio = 0.4
+
+    def setUp(self):
+        shape = (BATCH, OUT, IN) if self.batchwise else (OUT, IN)
+        self.mask = np.random.RandomState(3).rand(*shape) >= self.ratio
+        if np.float16 in self.dtypes:
+            self.check_forward_options = {'atol': 1e-2, 'rtol': 1e-2}
+            self.check_backward_options = {'dtype': np.float64, 'atol': 5e-2, 'rtol': 5e-2}
+            self.check_double_backward_options = {'dtype': np.float64, 'atol': 1e-1,
+                                                  'rtol': 1e-1}
+        else:
+            self.check_backward_options = {'dtype': np.float64}
+            self.check_double_backward_options = {'dtype': np.float64}
+
+    def generate_inputs(self):
+        x_dtype, w_dtype = self.dtypes
+        x = np.random.uniform(-1, 1, (BATCH, IN)).astype(x_dtype)
+        w = np.random.uniform(-1, 1, (OUT, IN)).astype(w_dtype)
+        if not self.bias:
+            return x, w
+        return x, w, np.random.uniform(-1, 1, OUT).astype(x_dtype)
+
+    def forward(self, inputs, device):
+        return F.simplified_dropconnect(*inputs, ratio=self.ratio,
+                                        mask=device.send(self.mask)),
+
+    def forward_expected(self, inputs):
+        x, w = inputs[:2]
+        b = inputs[2] if self.bias else None
+        return _expected(x, w, b, self.mask, self.ratio).astype(self.dtypes[0]),
+
+
+@pytest.mark.parametrize('batchwise', [True, False])
+def test_gradients_of_another_weight_dtype_keep_their_inputs_dtypes(batchwise):
+    x = catena.Variable(np.random.uniform(-1, 1, (BATCH, IN)).astype(np.float16))
+    w = catena.Variable(np.random.uniform(-1, 1, (OUT, IN)).astype(np.float64))
+    y = F.simplified_dropconnect(x, w, ratio=0.5, use_batchwise_mask=batchwise)
+    assert y.dtype == np.float16
+    gx, gw = catena.grad([y], [x, w], grad_outputs=[np.ones((BATCH, OUT), np.float16)],
+                         enable_double_backprop=True)
+    assert gx.dtype == np.float16 and gw.dtype == np.float64
+    ggx, ggw = catena.grad([F.sum(gx * gx), F.sum(gw * gw)], [x, w])
+    assert ggx.dtype == np.float16 and ggw.dtype == np.float64
+
+
+@pytest.mark.parametrize('batchwise', [True, False])
+def test_the_node_keeps_the_mask_it_applied(batchwise):
+    x = catena.Variable(np.ones((BATCH, IN), np.float32))
+    w = np.ones((OUT, IN), np.float32)
+    shape = (BATCH, OUT, IN) if batchwise else (OUT, IN)
+    y = F.simplified_dropconnect(x, w, ratio=0.5, use_batchwise_mask=batchwise)
+    mask = y.creator.mask
+    assert mask.shape == shape and mask.dtype == bool
+    masked = np.broadcast_to(w * mask * 2, (BATCH, OUT, IN))
+    np.testing.assert_allclose(y.array, masked.sum(axis=2))
+    # Nothing dropped (test mode, or ratio 0): a mask of ones of the same shape.
+    for kwargs in ({'train': False}, {'ratio': 0.0}):
+        y = F.simplified_dropconnect(x, w, use_batchwise_mask=batchwise, **kwargs)
+        assert y.creator.mask.shape == shape and y.creator.mask.all()
+
+
 def test_random_masks_are_reproducible_and_batchwise_ones_differ_per_example():
     x = np.ones((3, 20), dtype=np.float32)  # identical examples
     w = np.random.uniform(-1, 1, (10, 20)).astype(np.float32)

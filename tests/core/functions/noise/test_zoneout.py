@@ -73,3 +73,16 @@ def test_ratio_outside_the_interval_is_rejected(ratio):
 def test_mismatched_states_are_rejected():
     with pytest.raises(InvalidType, match='x'):
         F.zoneout(np.zeros(2, dtype=np.float32), np.zeros(3, dtype=np.float32))
+
+
+def test_draws_one_rand_of_the_shape_of_x(monkeypatch):
+    # As in Chainer: one xp.random.rand(*x.shape), the element comes from h where it is
+    # below the ratio.
+    draws = np.array([[0.1, 0.9, 0.5], [0.7, 0.2, 0.3]])
+    calls = []
+    monkeypatch.setattr(np.random, 'rand', lambda *shape: calls.append(shape) or draws)
+    h = np.zeros((2, 3), dtype=np.float32)
+    x = np.ones((2, 3), dtype=np.float32)
+    y = F.zoneout(h, x, 0.4)
+    assert calls == [(2, 3)]
+    np.testing.assert_array_equal(y.array, (draws >= 0.4).astype(np.float32))

@@ -100,6 +100,55 @@ class TestFixedDecorrelatedBatchNormalization(testing.FunctionTestCase):
         return _ungrouped(y, x.shape).astype(self.dtype),
 
 
+@testing.parameterize(*testing.product({
+    'shape_groups': [((5, 4), 2), ((3, 4, 2, 2), 1)],
+    'dtypes': [(np.float16, np.float32), (np.float32, np.float64), (np.float64, np.float16),
+               (np.float32, np.float16)],
+}))
+class TestFixedDecorrelatedBatchNormalizationMixedDtypes(testing.FunctionTestCase):
+    """Statistics in another float dtype than x: y in x's, each gradient in its input's."""
+
+    def before_test(self, test_name):
+        x_dtype, stat_dtype = self.dtypes
+        self.dtype = x_dtype
+        _tolerances(self)
+        if np.float16 in self.dtypes:
+            self.check_backward_options = {'dtype': np.float64, 'atol': 5e-2, 'rtol': 5e-2}
+            self.check_double_backward_options = {'dtype': np.float64, 'atol': 5e-2,
+                                                  'rtol': 5e-2}
+
+    def generate_inputs(self):
+        x_dtype, stat_dtype = self.dtypes
+        shape, groups = self.shape_groups
+        channels = shape[1] // groups
+        x = np.random.uniform(-1, 1, shape).astype(x_dtype)
+        mean = np.random.uniform(-1, 1, (groups, channels)).astype(stat_dtype)
+        projection = np.random.uniform(-1, 1, (groups, channels, channels)).astype(stat_dtype)
+        return x, mean, projection
+
+    def forward(self, inputs, device):
+        return F.fixed_decorrelated_batch_normalization(*inputs, groups=self.shape_groups[1]),
+
+    def forward_expected(self, inputs):
+        x, mean, projection = (a.astype(np.float64) for a in inputs)
+        groups = self.shape_groups[1]
+        y = projection @ (_grouped(x, groups) - mean[..., None])
+        return _ungrouped(y, x.shape).astype(self.dtypes[0]),
+
+
+def test_fixed_gradients_have_their_inputs_dtypes():
+    x = catena.Variable(np.random.uniform(-1, 1, (4, 6)).astype(np.float32))
+    mean = catena.Variable(np.zeros((2, 3), np.float64))
+    projection = catena.Variable(np.random.uniform(-1, 1, (2, 3, 3)).astype(np.float16))
+    y = F.fixed_decorrelated_batch_normalization(x, mean, projection, groups=2)
+    assert y.dtype == np.float32
+    grads = catena.grad([y], [x, mean, projection], grad_outputs=[np.ones((4, 6), np.float32)],
+                        enable_double_backprop=True)
+    assert [g.dtype for g in grads] == [np.float32, np.float64, np.float16]
+    second = catena.grad([F.sum(g * g) for g in grads], [x, mean, projection])
+    assert [g.dtype for g in second] == [np.float32, np.float64, np.float16]
+
+
 def test_output_is_white():
     x = np.random.uniform(-1, 1, (50, 6)) @ np.random.uniform(-1, 1, (6, 6))
     y = F.decorrelated_batch_normalization(x, groups=2, eps=0).array

@@ -14,7 +14,7 @@ from catena.utils.type_check import InvalidType
 @testing.parameterize(*(
     testing.product({
         'shape_axis': [((4, 3), 1), ((4, 3), 0), ((2, 3, 4), (1, 2)), ((2, 3, 4), -1),
-                       ((5,), 0)],
+                       ((5,), 0), ((), ())],
         'dtype': [np.float16, np.float32, np.float64],
         'eps': [1e-5],
         'zero_vector': [False],

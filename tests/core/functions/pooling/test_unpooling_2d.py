@@ -114,5 +114,16 @@ def test_invalid_arguments():
         F.unpooling_2d(np.zeros((1, 2, 3), np.float32), 2)
     with pytest.raises(ValueError, match='outsize must be an int or a sequence of 2 ints'):
         F.unpooling_2d(np.zeros((1, 1, 2, 2), np.float32), 2, outsize=(4, 4, 4))
-    with pytest.raises(type_check.InvalidType, match='a positive output size'):
-        F.unpooling_2d(np.zeros((1, 1, 1, 1), np.float32), 2, pad=1)
+    with pytest.raises(type_check.InvalidType, match='a non-negative output size'):
+        F.unpooling_2d(np.zeros((1, 1, 1, 1), np.float32), 2, pad=2)
+
+
+def test_padding_may_crop_the_whole_output():
+    x = catena.Variable(np.ones((1, 2, 3, 2), np.float32))
+    y = F.unpooling_2d(x, 1, stride=1, pad=1, cover_all=False)
+    assert y.shape == (1, 2, 1, 0)
+    gx, = catena.grad([y], [x], grad_outputs=[np.ones(y.shape, np.float32)],
+                      enable_double_backprop=True)
+    np.testing.assert_array_equal(gx.array, np.zeros((1, 2, 3, 2), np.float32))
+    y_nd = F.unpooling_nd(x, 1, stride=1, pad=1, cover_all=False)
+    assert y_nd.shape == (1, 2, 1, 0)

@@ -45,14 +45,17 @@ def as_groups(groups: Any) -> int:
 
 
 def check_types(in_types: Any, nd: int, groups: int, transposed: bool) -> None:
-    """The type check of a (de)convolution with inputs ``(x, W[, b])``."""
+    """The type check of a (de)convolution with inputs ``(x, W[, b])``.
+
+    ``W`` may have another float dtype than ``x`` (as in Chainer); ``b`` has ``x``'s.
+    """
     n_in = in_types.size()
     type_check.expect(2 <= n_in, n_in <= 3)
     type_check._argname(in_types, ('x', 'W', 'b')[:len(in_types)])
     x_type, w_type = in_types[0], in_types[1]
     type_check.expect(
         x_type.dtype.kind == 'f',
-        w_type.dtype == x_type.dtype,
+        w_type.dtype.kind == 'f',
         x_type.ndim == nd + 2,
         w_type.ndim == nd + 2,
     )
@@ -75,6 +78,23 @@ def check_types(in_types: Any, nd: int, groups: int, transposed: bool) -> None:
         )
 
 
+def as_weight_dtype(gW: Any, dtype: Any) -> Any:
+    """The weight gradient ``gW`` (a Variable in the dtype of x) cast to the dtype of W."""
+    if gW.dtype == dtype:
+        return gW
+    from catena.functions.array.cast import cast
+
+    return cast(gW, dtype)
+
+
+class _OutputSizeError(ValueError, AssertionError):
+    """A (de)convolution with no output (Chainer asserted it)."""
+
+
+class _OutsizeError(type_check.InvalidType, ValueError):
+    """A deconvolution ``outsize`` that does not map back to ``x`` (Chainer: InvalidType)."""
+
+
 def conv_outsizes(who: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...],
                   stride: tuple[int, ...], pad: tuple[int, ...], cover_all: bool,
                   dilate: tuple[int, ...]) -> tuple[int, ...]:
@@ -82,7 +102,7 @@ def conv_outsizes(who: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...],
     outs = tuple(conv.get_conv_outsize(size, k, s, p, cover_all, d) for size, k, s, p, d
                  in zip(x_shape[2:], w_shape[2:], stride, pad, dilate))
     if any(o < 1 for o in outs):
-        raise ValueError(
+        raise _OutputSizeError(
             f'{who}: the kernel is larger than the padded input: x.shape={x_shape}, '
             f'W.shape={w_shape}, pad={pad}, dilate={dilate}, stride={stride} give the '
             f'output size {outs}')
@@ -98,7 +118,8 @@ def deconv_outsizes(who: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...]
     convolution maps back to the input (see
     :func:`~catena.utils.conv.get_deconv_outsize`). A given ``outsize`` must
     be mapped to the input's spatial shape by that convolution, with or
-    without ``cover_all``; a ValueError with the shapes is raised otherwise.
+    without ``cover_all``; a ValueError with the shapes is raised otherwise
+    (also an :class:`~catena.utils.type_check.InvalidType`, Chainer's error).
     """
     nd = len(x_shape) - 2
     in_sizes = tuple(x_shape[2:])
@@ -107,7 +128,7 @@ def deconv_outsizes(who: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...]
         outs = tuple(conv.get_deconv_outsize(size, k, s, p, False, d)
                      for size, (k, s, p, d) in zip(in_sizes, params))
         if any(o < 1 for o in outs):
-            raise ValueError(
+            raise _OutputSizeError(
                 f'{who}: the padding is too large: x.shape={x_shape}, W.shape={w_shape}, '
                 f'stride={stride}, pad={pad}, dilate={dilate} give the output size {outs}')
         return outs, False
@@ -119,10 +140,11 @@ def deconv_outsizes(who: str, x_shape: tuple[int, ...], w_shape: tuple[int, ...]
             return outs, cover_all
     plain = tuple(conv.get_conv_outsize(o, k, s, p, False, d) for o, (k, s, p, d)
                   in zip(outs, params))
-    raise ValueError(
-        f'{who}: outsize={outs} does not match the input: a convolution with W.shape={w_shape}, '
-        f'stride={stride}, pad={pad}, dilate={dilate} maps it to {plain} (without cover_all), '
-        f'but x.shape={x_shape}')
+    message = (f'{who}: outsize={outs} does not match the input: a convolution with '
+               f'W.shape={w_shape}, stride={stride}, pad={pad}, dilate={dilate} maps it to '
+               f'{plain} (without cover_all), but x.shape={x_shape}')
+    raise _OutsizeError(f'a convolution maps outsize={outs} to x.shape[2:]',
+                        f'{plain} != {in_sizes}', message)
 
 
 def _is_pointwise(ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int]) -> bool:
@@ -151,6 +173,8 @@ def convolution(x: Any, W: Any, b: Any, stride: tuple[int, ...], pad: tuple[int,
     # (groups, c_out/g, K) @ (n, groups, K, L) -> (n, groups, c_out/g, L), C-contiguous.
     y = xp.matmul(W.reshape(groups, c_out // groups, -1),
                   col.reshape(n, groups, -1, math.prod(outs)))
+    if y.dtype != x.dtype:
+        y = y.astype(x.dtype)
     y = y.reshape((n, c_out) + tuple(outs))
     if b is not None:
         y += b.reshape((1, c_out) + (1,) * len(outs))
@@ -167,6 +191,8 @@ def deconvolution(x: Any, W: Any, b: Any, stride: tuple[int, ...], pad: tuple[in
     # (groups, c_out/g * K, c_in/g) @ (n, groups, c_in/g, L) -> (n, groups, c_out/g * K, L)
     w_t = W.reshape(groups, c_in // groups, -1).swapaxes(1, 2)
     col = xp.matmul(w_t, x.reshape(n, groups, c_in // groups, -1))
+    if col.dtype != x.dtype:
+        col = col.astype(x.dtype)
     if _is_pointwise(ksize, stride, pad):
         y = col.reshape((n, c_out) + tuple(outs))
     else:

@@ -54,7 +54,8 @@ class Convolution2DFunction(FunctionNode):
                 gy, W, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
                 outsize=x.shape[2:], dilate=(self.dy, self.dx), groups=self.groups))
         if 1 in indexes:
-            ret.append(Convolution2DGradW(self, W.shape).apply((x, gy))[0])
+            ret.append(_conv_core.as_weight_dtype(
+                Convolution2DGradW(self, W.shape).apply((x, gy))[0], W.dtype))
         if 2 in indexes:
             ret.append(_sum(gy, axis=(0, 2, 3)))
         return tuple(ret)
@@ -119,8 +120,9 @@ def convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
 
     Args:
         x: Input images of shape ``(n, c_in, h, w)``.
-        W: Filters of shape ``(c_out, c_in / groups, kh, kw)``.
-        b: Bias of shape ``(c_out,)``, or None.
+        W: Filters of shape ``(c_out, c_in / groups, kh, kw)``; its float dtype
+            may differ from ``x``'s (its gradient keeps it).
+        b: Bias of shape ``(c_out,)`` in ``x``'s dtype, or None.
         stride: The stride (``s_y, s_x``), an int or a pair.
         pad: The zero padding (``p_h, p_w``), an int or a pair.
         cover_all: Add windows so that every input pixel is covered (the
@@ -130,10 +132,11 @@ def convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
             with its own ``c_out / groups`` filters.
 
     Returns:
-        Variable: Output of shape ``(n, c_out, out_h, out_w)``.
+        Variable: Output of shape ``(n, c_out, out_h, out_w)`` in ``x``'s dtype.
 
     Raises:
-        InvalidType: If the dtypes, ranks or channel counts do not match.
+        InvalidType: If a dtype is not floating point, ``b``'s differs from
+            ``x``'s, or the ranks or channel counts do not match.
         ValueError: If the dilated kernel is larger than the padded input.
 
     .. admonition:: Example

@@ -53,7 +53,8 @@ class ConvolutionND(FunctionNode):
                 gy, W, stride=self.stride, pad=self.pad, outsize=x.shape[2:],
                 dilate=self.dilate, groups=self.groups))
         if 1 in indexes:
-            ret.append(ConvolutionNDGradW(self, W.shape).apply((x, gy))[0])
+            ret.append(_conv_core.as_weight_dtype(
+                ConvolutionNDGradW(self, W.shape).apply((x, gy))[0], W.dtype))
         if 2 in indexes:
             ret.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
         return tuple(ret)
@@ -111,8 +112,9 @@ def convolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
 
     Args:
         x: Input of shape ``(n, c_in, d_1, ..., d_N)``.
-        W: Filters of shape ``(c_out, c_in / groups, k_1, ..., k_N)``.
-        b: Bias of shape ``(c_out,)``, or None.
+        W: Filters of shape ``(c_out, c_in / groups, k_1, ..., k_N)``; its float dtype
+            may differ from ``x``'s (its gradient keeps it).
+        b: Bias of shape ``(c_out,)`` in ``x``'s dtype, or None.
         stride: The stride, an int or N ints.
         pad: The zero padding, an int or N ints.
         cover_all: Add windows so that every input element is covered.
@@ -120,10 +122,11 @@ def convolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
         groups: The number of channel groups.
 
     Returns:
-        Variable: Output of shape ``(n, c_out, o_1, ..., o_N)``.
+        Variable: Output of shape ``(n, c_out, o_1, ..., o_N)`` in ``x``'s dtype.
 
     Raises:
-        InvalidType: If the dtypes, ranks or channel counts do not match.
+        InvalidType: If a dtype is not floating point, ``b``'s differs from
+            ``x``'s, or the ranks or channel counts do not match.
         ValueError: If ``x`` has no spatial axis, or the dilated kernel is
             larger than the padded input.
 

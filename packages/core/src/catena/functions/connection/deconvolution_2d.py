@@ -64,7 +64,8 @@ class Deconvolution2DFunction(FunctionNode):
                 gy, W, stride=(self.sy, self.sx), pad=(self.ph, self.pw),
                 cover_all=self.cover_all, dilate=(self.dy, self.dx), groups=self.groups))
         if 1 in indexes:
-            ret.append(convolution_2d.Convolution2DGradW(self, W.shape).apply((gy, x))[0])
+            ret.append(_conv_core.as_weight_dtype(
+                convolution_2d.Convolution2DGradW(self, W.shape).apply((gy, x))[0], W.dtype))
         if 2 in indexes:
             ret.append(_sum(gy, axis=(0, 2, 3)))
         return tuple(ret)
@@ -88,8 +89,9 @@ def deconvolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
 
     Args:
         x: Input images of shape ``(n, c_in, h, w)``.
-        W: Filters of shape ``(c_in, c_out / groups, kh, kw)``.
-        b: Bias of shape ``(c_out,)``, or None.
+        W: Filters of shape ``(c_in, c_out / groups, kh, kw)``; its float dtype
+            may differ from ``x``'s (its gradient keeps it).
+        b: Bias of shape ``(c_out,)`` in ``x``'s dtype, or None.
         stride: The stride, an int or a pair.
         pad: The padding cropped from the output, an int or a pair.
         outsize: The output size ``(out_h, out_w)``, or None.
@@ -97,10 +99,11 @@ def deconvolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         groups: The number of channel groups.
 
     Returns:
-        Variable: Output of shape ``(n, c_out, out_h, out_w)``.
+        Variable: Output of shape ``(n, c_out, out_h, out_w)`` in ``x``'s dtype.
 
     Raises:
-        InvalidType: If the dtypes, ranks or channel counts do not match.
+        InvalidType: If a dtype is not floating point, ``b``'s differs from
+            ``x``'s, or the ranks or channel counts do not match.
         ValueError: If ``outsize`` is not consistent with the input size, or
             the padding leaves no output.
 

@@ -65,7 +65,8 @@ class DeconvolutionND(FunctionNode):
                 gy, W, stride=self.stride, pad=self.pad, cover_all=self.cover_all,
                 dilate=self.dilate, groups=self.groups))
         if 1 in indexes:
-            ret.append(convolution_nd.ConvolutionNDGradW(self, W.shape).apply((gy, x))[0])
+            ret.append(_conv_core.as_weight_dtype(
+                convolution_nd.ConvolutionNDGradW(self, W.shape).apply((gy, x))[0], W.dtype))
         if 2 in indexes:
             ret.append(_sum(gy, axis=(0,) + tuple(range(2, gy.ndim))))
         return tuple(ret)
@@ -82,8 +83,9 @@ def deconvolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
 
     Args:
         x: Input of shape ``(n, c_in, d_1, ..., d_N)``.
-        W: Filters of shape ``(c_in, c_out / groups, k_1, ..., k_N)``.
-        b: Bias of shape ``(c_out,)``, or None.
+        W: Filters of shape ``(c_in, c_out / groups, k_1, ..., k_N)``; its float dtype
+            may differ from ``x``'s (its gradient keeps it).
+        b: Bias of shape ``(c_out,)`` in ``x``'s dtype, or None.
         stride: The stride, an int or N ints.
         pad: The padding cropped from the output, an int or N ints.
         outsize: The output's spatial shape (N ints), or None.
@@ -91,10 +93,11 @@ def deconvolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         groups: The number of channel groups.
 
     Returns:
-        Variable: Output of shape ``(n, c_out, o_1, ..., o_N)``.
+        Variable: Output of shape ``(n, c_out, o_1, ..., o_N)`` in ``x``'s dtype.
 
     Raises:
-        InvalidType: If the dtypes, ranks or channel counts do not match.
+        InvalidType: If a dtype is not floating point, ``b``'s differs from
+            ``x``'s, or the ranks or channel counts do not match.
         ValueError: If ``x`` has no spatial axis, or ``outsize`` is not
             consistent with the input size.
 

@@ -7,7 +7,7 @@ from typing import Any
 from catena import backend
 from catena.function_node import FunctionNode
 from catena.functions.array.reshape import reshape
-from catena.functions.math.matmul import matmul
+from catena.functions.math.matmul import MatMul
 from catena.functions.math.sum import sum as _sum
 from catena.functions.noise._ratio import check_ratio
 from catena.utils import size_of_shape, type_check
@@ -18,12 +18,17 @@ class SimplifiedDropconnect(FunctionNode):
     """``y = x W'^T + b`` where ``W'`` is ``W`` times a scaled random 0/1 mask.
 
     The mask is ``(N, M)`` shaped like ``W`` and shared by the batch, or
-    ``(batch, N, M)`` with one mask per example (batchwise).
+    ``(batch, N, M)`` with one mask per example (batchwise). ``W`` may have
+    another float dtype than ``x``; the output has ``x``'s.
 
     Args:
         ratio: The probability of dropping a weight.
         mask: A 0/1 mask to use instead of a random one, or None.
         use_batchwise_mask: Whether a random mask is drawn per example.
+
+    Attributes:
+        mask: After forward, the boolean mask that was applied (a read-only
+            view of ones when nothing was dropped).
     """
 
     def __init__(self, ratio: float, mask: Any = None, use_batchwise_mask: bool = True) -> None:
@@ -39,7 +44,7 @@ class SimplifiedDropconnect(FunctionNode):
         x_type, w_type = in_types[:2]
         type_check.expect(
             x_type.dtype.kind == 'f',
-            w_type.dtype == x_type.dtype,
+            w_type.dtype.kind == 'f',
             x_type.ndim >= 2,
             w_type.ndim == 2,
             type_check.prod(x_type.shape[1:]) == w_type.shape[1],
@@ -63,24 +68,27 @@ class SimplifiedDropconnect(FunctionNode):
         self.retain_inputs((0, 1))
         x, w = inputs[:2]
         xp = backend.get_array_module(x)
-        if self.mask is None and self.ratio != 0:
-            shape = ((x.shape[0],) + w.shape) if self.use_batchwise_mask else w.shape
-            self.mask = xp.random.random_sample(shape) >= self.ratio
-        elif self.mask is not None:
+        shape = ((x.shape[0],) + w.shape) if self.use_batchwise_mask else w.shape
+        if self.mask is not None:
             self._check_mask(self.mask, x, w)
-        x = x.reshape(x.shape[0], size_of_shape(x.shape[1:]))
-        if self.mask is None:  # nothing is dropped (test mode)
+        elif self.ratio != 0:
+            self.mask = xp.random.random_sample(shape) >= self.ratio
+        x_2d = x.reshape(x.shape[0], size_of_shape(x.shape[1:]))
+        if self.mask is None:  # nothing is dropped (test mode): a mask of ones, as a view
+            self.mask = xp.broadcast_to(xp.asarray(True), shape)
             self._scaled_mask = None
-            y = x @ w.T
+            y = x_2d @ w.T
         else:
             # The mask and the scale together, in W's dtype: what W is multiplied by.
             self._scaled_mask = self.mask.astype(w.dtype)
             self._scaled_mask *= w.dtype.type(1.0 / (1.0 - self.ratio))
             masked_w = w * self._scaled_mask
             if masked_w.ndim == 3:  # y[i] = W'[i] @ x[i]
-                y = xp.matmul(masked_w, x[:, :, None]).reshape(x.shape[0], w.shape[0])
+                y = xp.matmul(masked_w, x_2d[:, :, None]).reshape(x.shape[0], w.shape[0])
             else:
-                y = x @ masked_w.T
+                y = x_2d @ masked_w.T
+        if y.dtype != x.dtype:  # W has another dtype: y has x's, as in Chainer
+            y = y.astype(x.dtype)
         if len(inputs) == 3:
             y += inputs[2]
         return y,
@@ -95,18 +103,21 @@ class SimplifiedDropconnect(FunctionNode):
         for index in indexes:
             if index == 0:
                 masked_w = w if scaled_mask is None else w * scaled_mask
+                # The gradients have their operands' dtypes when x and W differ.
+                to_x = MatMul(dtype=x.dtype)
                 if batchwise:  # gx[i] = gy[i] @ W'[i]
-                    gx = matmul(reshape(gy, (gy.shape[0], 1, gy.shape[1])), masked_w)
+                    gx = to_x.apply((reshape(gy, (gy.shape[0], 1, gy.shape[1])), masked_w))[0]
                 else:
-                    gx = matmul(gy, masked_w)
+                    gx = to_x.apply((gy, masked_w))[0]
                 ret.append(reshape(gx, x.shape))
             elif index == 1:
                 if batchwise:  # gW = sum_i outer(gy[i], x[i]) * mask[i]
-                    outer = matmul(reshape(gy, gy.shape + (1,)),
-                                   reshape(x_2d, (x_2d.shape[0], 1, x_2d.shape[1])))
+                    outer = MatMul(dtype=w.dtype).apply((
+                        reshape(gy, gy.shape + (1,)),
+                        reshape(x_2d, (x_2d.shape[0], 1, x_2d.shape[1]))))[0]
                     ret.append(_sum(outer * scaled_mask, axis=0))
                 else:
-                    gw = matmul(gy, x_2d, transa=True)
+                    gw = MatMul(transa=True, dtype=w.dtype).apply((gy, x_2d))[0]
                     ret.append(gw if scaled_mask is None else gw * scaled_mask)
             else:
                 ret.append(_sum(gy, axis=0))
@@ -130,8 +141,8 @@ def simplified_dropconnect(x: Any, W: Any, b: Any = None, ratio: float = .5,  # 
     Args:
         x: A Variable or array of floating point type, of shape ``(batch, ...)``
             with ``M`` elements per example.
-        W: The weight, ``(N, M)``.
-        b: The bias, ``(N,)``, or None.
+        W: The weight, ``(N, M)``, of any float dtype (its gradient has its own).
+        b: The bias, ``(N,)`` in ``x``'s dtype, or None.
         ratio: The probability of dropping a weight, in :math:`[0, 1)`.
         train: Drop weights when True; otherwise ``ratio`` counts as 0 and
             this is a plain linear layer (a given ``mask`` still applies).
@@ -142,7 +153,7 @@ def simplified_dropconnect(x: Any, W: Any, b: Any = None, ratio: float = .5,  # 
             rather than one for the whole batch.
 
     Returns:
-        Variable: The output, ``(batch, N)``.
+        Variable: The output, ``(batch, N)`` in ``x``'s dtype.
 
     Raises:
         ValueError: If ``ratio`` is not in :math:`[0, 1)` or ``mask`` has

@@ -31,7 +31,9 @@ class Zoneout(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         h, x = inputs
         xp = backend.get_array_module(x)
-        self.flag_x = force_array(xp.random.random_sample(x.shape) >= self.zoneout_ratio)
+        # rand(*shape), as Chainer draws (the same stream as random_sample(shape)); for
+        # a 0-d x it gives a Python float, hence asarray.
+        self.flag_x = xp.asarray(xp.random.rand(*x.shape) >= self.zoneout_ratio)
         self.flag_h = ~self.flag_x
         return force_array(xp.where(self.flag_x, x, h)),
 

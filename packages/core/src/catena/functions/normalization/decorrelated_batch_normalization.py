@@ -207,8 +207,8 @@ class FixedDecorrelatedBatchNormalization(FunctionNode):
         type_check._argname(in_types, ('x', 'mean', 'projection'))
         x_type, mean_type, projection_type = in_types
         _expect_groups(x_type, self.groups)
-        type_check.expect(mean_type.dtype == x_type.dtype,
-                          projection_type.dtype == x_type.dtype)
+        # As in Chainer, the statistics may have another float dtype than x.
+        type_check.expect(mean_type.dtype.kind == 'f', projection_type.dtype.kind == 'f')
         groups = type_check.make_variable(self.groups, 'groups')
         channels = x_type.shape[1] // groups
         type_check.expect(mean_type.ndim == 2, projection_type.ndim == 3)
@@ -225,7 +225,7 @@ class FixedDecorrelatedBatchNormalization(FunctionNode):
         x, mean, projection = inputs
         xp = backend.get_array_module(x)
         layout = self.layout = _Groups(x.shape, self.groups)
-        dtype = _common.compute_dtype(x.dtype)
+        dtype = _common.compute_dtype(x.dtype, mean.dtype, projection.dtype)
         xc = layout.to_groups(x).astype(dtype)
         xc -= mean[..., None]
         y = xp.matmul(projection.astype(dtype, copy=False), xc)
@@ -252,7 +252,7 @@ class FixedDecorrelatedBatchNormalizationGrad(FunctionNode):
         x, mean, projection, gy = inputs
         xp = backend.get_array_module(x)
         layout = self.layout
-        dtype = _common.compute_dtype(x.dtype)
+        dtype = _common.compute_dtype(x.dtype, mean.dtype, projection.dtype)
         g = layout.to_groups(gy).astype(dtype)
         xc = layout.to_groups(x).astype(dtype)
         xc -= mean[..., None]
@@ -264,8 +264,11 @@ class FixedDecorrelatedBatchNormalizationGrad(FunctionNode):
                 gprojection.astype(projection.dtype, copy=False))
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        x, mean, projection, gy = self.get_retained_inputs()
+        x, mean_in, projection_in, gy = self.get_retained_inputs()
         a, b_mean, b_projection = grad_outputs
+        # Statistics of another dtype than x: the second order is computed in x's.
+        mean, projection = _common.cast(mean_in, x.dtype), _common.cast(projection_in, x.dtype)
+        b_mean, b_projection = _common.cast(b_mean, x.dtype), _common.cast(b_projection, x.dtype)
         layout = self.layout
         g = layout.to_groups_variable(gy)
         # The gradient reaching gx's layout, including gmean = -sum(gx).
@@ -284,13 +287,14 @@ class FixedDecorrelatedBatchNormalizationGrad(FunctionNode):
                     ggy = term if ggy is None else ggy + term
                 ret.append(None if ggy is None else layout.from_groups_variable(ggy))
             elif i == 2:
-                ret.append(None if a_total is None else matmul(g, _swap_variable(a_total)))
+                ret.append(None if a_total is None else _common.cast(
+                    matmul(g, _swap_variable(a_total)), projection_in.dtype))
             elif b_projection is None:
                 ret.append(None)
             else:
                 gxc = matmul(_swap_variable(b_projection), g)
                 ret.append(layout.from_groups_variable(gxc) if i == 0
-                           else -_sum(gxc, axis=2))
+                           else _common.cast(-_sum(gxc, axis=2), mean_in.dtype))
         return tuple(ret)
 
 
@@ -306,6 +310,10 @@ def fixed_decorrelated_batch_normalization(x: Any, mean: Any, projection: Any,
     with ``mean`` of shape ``(groups, C)`` and ``projection`` of shape
     ``(groups, C, C)`` (for example the running averages kept by
     :func:`decorrelated_batch_normalization`).
+
+    ``mean`` and ``projection`` may have other float dtypes than ``x``
+    (the computation is in the widest of them, float32 at least); their
+    gradients have their own dtypes.
 
     Args:
         x: The input Variable or array, at least 2-D.

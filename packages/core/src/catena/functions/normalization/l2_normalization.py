@@ -35,7 +35,8 @@ class NormalizeL2(FunctionNode):
         xp = backend.get_array_module(x)
         # Squares of float16 values overflow easily: sum them in float32.
         xc = x.astype(_common.compute_dtype(x.dtype), copy=False)
-        norm = xp.square(xc).sum(axis=self.axis, keepdims=True)
+        # force_array: a 0-d x (axis ()) gives NumPy scalars, which out= cannot take.
+        norm = force_array(xp.square(xc).sum(axis=self.axis, keepdims=True))
         xp.sqrt(norm, out=norm)
         norm += norm.dtype.type(self.eps)
         return force_array(xp.divide(xc, norm).astype(x.dtype, copy=False)),

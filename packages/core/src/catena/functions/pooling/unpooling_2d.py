@@ -20,7 +20,7 @@ class Unpooling2D(pooling_2d.Pooling2D):
     def __init__(self, ksize: Any, stride: Any = None, pad: Any = 0, outsize: Any = None,
                  cover_all: bool = True) -> None:
         super().__init__(ksize, stride, pad, cover_all)
-        size = None if outsize is None else pooling_nd.as_window_tuple(outsize, 2, 'outsize', 1)
+        size = None if outsize is None else pooling_nd.as_window_tuple(outsize, 2, 'outsize', 0)
         self.outh: int | None = None if size is None else size[0]
         self.outw: int | None = None if size is None else size[1]
 

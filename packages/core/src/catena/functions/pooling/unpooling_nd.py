@@ -21,7 +21,8 @@ def check_outsize(x_type: Any, ksize: tuple[int, ...], stride: tuple[int, ...],
                   pad: tuple[int, ...], outsize: tuple[int, ...] | None, cover_all: bool) -> None:
     """Type-checks that pooling an image of ``outsize`` gives ``x``'s spatial shape.
 
-    Without ``outsize``, checks that the default output size is positive.
+    Without ``outsize``, checks that the default output size is not negative
+    (an empty output is allowed, as in Chainer: the padding may crop it all).
 
     Raises:
         InvalidType: With the shapes and window arguments.
@@ -31,9 +32,9 @@ def check_outsize(x_type: Any, ksize: tuple[int, ...], stride: tuple[int, ...],
     args = f'ksize = {ksize}, stride = {stride}, pad = {pad}, cover_all = {cover_all}'
     if outsize is None:
         default = unpooled_size(dims, ksize, stride, pad, cover_all)
-        if any(o < 1 for o in default):
+        if any(o < 0 for o in default):
             raise type_check.InvalidType(
-                'a positive output size', f'x.shape = {shape}, {args}: output size {default}')
+                'a non-negative output size', f'x.shape = {shape}, {args}: output size {default}')
         return
     pooled = _window.outsize(outsize, ksize, stride, pad, cover_all)
     if pooled != dims:
@@ -51,8 +52,9 @@ class UnpoolingND(pooling_nd._PoolingND):
     def __init__(self, ndim: int, ksize: Any, stride: Any = None, pad: Any = 0,
                  outsize: Any = None, cover_all: bool = True) -> None:
         super().__init__(ndim, ksize, stride, pad, cover_all)
+        # An empty outsize is allowed: the padding may crop the whole output.
         self.outs = None if outsize is None else pooling_nd.as_window_tuple(
-            outsize, ndim, 'outsize', 1)
+            outsize, ndim, 'outsize', 0)
 
     def check_type_forward(self, in_types: Any) -> None:
         type_check._argname(in_types, ('x',))
