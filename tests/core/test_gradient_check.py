@@ -364,3 +364,25 @@ def test_check_backward_with_an_output_returned_twice():
         return y, y
 
     gradient_check.check_backward(twice, rand(3), (rand(3, seed=1), rand(3, seed=2)))
+
+
+def test_check_backward_with_a_parameter_initialized_by_the_forward_pass():
+    # The first forward pass gives the parameter its array (and a NaN
+    # gradient); the check must clear it before backward.
+    link = catena.links.Linear(None, 2)
+    x = np.random.default_rng(0).uniform(-1, 1, (3, 4)).astype(np.float32)
+    gradient_check.check_backward(link, x, np.ones((3, 2), np.float32),
+                                  params=(link.W, link.b), dtype=np.float64,
+                                  atol=1e-3, rtol=1e-3)
+    assert link.W.shape == (2, 4)
+
+
+def test_numerical_evaluations_skip_type_checks():
+    # As in Chainer, dtype=float64 casts the inputs but not parameters that
+    # func closes over; the numerical evaluations run without type checks.
+    link = catena.links.Linear(4, 2)
+    x = np.random.default_rng(1).uniform(-1, 1, (3, 4)).astype(np.float32)
+    gradient_check.check_backward(link, x, np.ones((3, 2), np.float32), dtype=np.float64,
+                                  atol=1e-3, rtol=1e-3)
+    with pytest.raises(catena.utils.type_check.InvalidType):
+        link(x.astype(np.float64))

@@ -269,7 +269,7 @@ def test_patch_uses_autospec():
         with pytest.raises(TypeError):
             os.path.join(wrong_keyword=1)
     join.assert_called_once_with('a', 'b')
-    with testing.patch('os.path.join', autospec=False) as join:
+    with testing.patch('os.path.join', autospec=False, return_value=None) as join:
         os.path.join(wrong_keyword=1)  # no spec: anything goes
 
 
@@ -468,3 +468,16 @@ def test_plugin_device_option_ids_and_gpu_limit(tmp_path):
 def test_default_matrix_includes_the_builtin_devices():
     specs = [config.device_spec for config in testing_backend.get_backend_configs()]
     assert '@numpy' in specs and '@fake' in specs
+
+
+def test_patch_calls_through_and_records():
+    with testing.patch('os.path.join') as join:
+        assert os.path.join('a', 'b') == 'a' + os.sep + 'b'
+    join.assert_called_once_with('a', 'b')
+    with testing.patch('os.path.join', autospec=False) as join:
+        assert os.path.join('a', 'b') == 'a' + os.sep + 'b'
+    assert join.call_count == 1
+    with testing.patch('os.path.join', wraps=lambda *parts: '|'.join(parts)):
+        assert os.path.join('a', 'b') == 'a|b'
+    with testing.patch('os.path.join', return_value='fixed'):
+        assert os.path.join('a', 'b') == 'fixed'

@@ -103,6 +103,37 @@ def test_before_test_gets_the_test_name():
     assert names == ['test_forward', 'test_backward', 'test_double_backward']
 
 
+def test_generate_inputs_sees_the_test_name():
+    names = []
+
+    class Case(_SquareBase):
+        def generate_inputs(self):
+            names.append(self.test_name)
+            return super().generate_inputs()
+
+    for method in ('test_forward__numpy', 'test_backward__numpy'):
+        assert _run(Case, method).wasSuccessful()
+    assert set(names) == {'test_forward', 'test_backward'}
+
+
+def test_contiguous_inputs_keep_a_zero_dimensional_shape():
+    shapes = []
+
+    class Case(_SquareBase):
+        contiguous = 'C'
+
+        def generate_inputs(self):
+            return np.asarray(np.random.uniform(-1, 1)),
+
+        def forward(self, inputs, device):
+            shapes.append(inputs[0].shape)
+            return inputs[0] * inputs[0],
+
+    for method in ('test_forward__numpy', 'test_backward__numpy'):
+        assert _run(Case, method).wasSuccessful()
+    assert shapes and set(shapes) == {()}
+
+
 # ------------------------------------------------------------------------ contiguousness
 
 def test_check_contiguousness():
@@ -287,3 +318,74 @@ def test_unary_plus_on_a_variable_is_the_variable():
     y.grad = np.ones(2, np.float32)
     y.backward()
     np.testing.assert_array_equal(x.grad, [2, 2])
+
+
+class _LazyScale(catena.Link):
+    """y = x * w, with w shaped from the first input."""
+
+    def __init__(self, initial=None):
+        super().__init__()
+        with self.init_scope():
+            self.w = catena.Parameter(initial if initial is not None else
+                                      initializers.Constant(1))
+
+    def forward(self, x):
+        if self.w.array is None:
+            self.w.initialize(x.shape[1:])
+        return x * F.broadcast_to(self.w, x.shape)
+
+
+@ONLY_NUMPY
+class _LazyScaleBase:
+    __test__ = False
+    param_names = ('w',)
+    dtype = np.float32
+
+    def generate_params(self):
+        return [initializers.Constant(2)]  # a list is accepted too
+
+    def create_link(self, initializers):
+        return _LazyScale(*initializers)
+
+    def generate_inputs(self):
+        return np.random.uniform(-1, 1, (2, 3)).astype(np.float32),
+
+    def forward_expected(self, link, inputs):
+        assert link.w.shape == (3,)
+        return inputs[0] * link.w.array,
+
+    def get_initializers(self):
+        return [initializers.Constant(3), 4.0],
+
+
+class TestLazyLink(_LazyScaleBase, testing.LinkTestCase):
+    __test__ = True
+
+
+class TestLazyLinkInitializers(_LazyScaleBase, testing.LinkInitializersTestCase):
+    __test__ = True
+
+
+def test_lazy_link_is_initialized_by_a_forward_pass_with_clear_gradients():
+    for cls, method in ((TestLazyLink, 'test_forward__numpy'),
+                        (TestLazyLink, 'test_backward__numpy'),
+                        (TestLazyLinkInitializers, 'test_initializers__numpy')):
+        assert _run(cls, method).wasSuccessful(), (cls, method)
+
+    class Case(_LazyScaleBase, testing.LinkTestCase):
+        pass
+
+    link = Case('test_forward__numpy')._link()
+    assert link.w.shape == (3,) and link.w.grad is None
+
+
+def test_link_that_stays_uninitialized_is_an_error():
+    class Case(_LazyScaleBase, testing.LinkTestCase):
+        def generate_inputs(self):
+            return np.zeros((2, 3), np.float32),
+
+        def forward(self, link, inputs, device):
+            return inputs[0] * 1,
+
+    error = _raised(Case, 'test_forward__numpy')
+    assert isinstance(error, ValueError) and 'not initialized' in str(error)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy
 
-from catena import backend
+from catena import backend, configuration
 from catena.function_node import FunctionNode
 from catena.testing.array import assert_allclose
 from catena.utils import force_array
@@ -131,7 +131,10 @@ def _format(array: numpy.ndarray) -> str:
 # ------------------------------------------------------------------- numerical_grad
 
 def _evaluate(f: Callable[[], Any]) -> list[tuple[numpy.ndarray, numpy.dtype] | None]:
-    result = f()
+    # As in Chainer, type checks are off here: the inputs may have been cast
+    # to a wider dtype than the parameters that ``f`` closes over.
+    with configuration.using_config('type_check', False):
+        result = f()
     outputs = tuple(result) if isinstance(result, (tuple, list)) else (result,)
     values: list[tuple[numpy.ndarray, numpy.dtype] | None] = []
     for y in outputs:
@@ -361,9 +364,11 @@ class _BackwardCheck:
         # Every input requires grad, so that a gradient computed for an input
         # marked in no_grads is noticed (the function would be wrong about it).
         x_vars = [Variable(x) for x in self.xs]
+        ys = _through_node(_outputs_of(self.func(*x_vars), self.func))
+        # Cleared after the forward pass, as in Chainer: it may have
+        # initialized a parameter (with a NaN gradient) or run a backward.
         for p in self.params:
             p.grad_var = None
-        ys = _through_node(_outputs_of(self.func(*x_vars), self.func))
         gys = self._grad_outputs(ys)
         roots = [(y, gy) for y, gy in zip(ys, gys) if gy is not None]
         if roots:

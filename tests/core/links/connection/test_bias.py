@@ -50,7 +50,16 @@ def test_given_bias():
     x = np.zeros((2, 3), np.float32)
     y = np.array([1.0, 2.0, 3.0], np.float32)
     np.testing.assert_array_equal(link(x, y).array, np.tile(y, (2, 1)))
-    with pytest.raises(ValueError, match='two inputs'):
+    with pytest.raises(TypeError, match='2 inputs; got 1'):
         link(x)
-    with pytest.raises(TypeError, match='one or two'):
+    with pytest.raises(TypeError, match='2 inputs; got 3'):
         link(x, y, y)
+    with pytest.raises(AssertionError, match='2 inputs'):
+        link(x)
+
+
+def test_learned_bias_takes_one_input():
+    link = Bias(axis=1, shape=(3,))
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(TypeError, match='1 input; got 2'):
+        link(x, x[0])

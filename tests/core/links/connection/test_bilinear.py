@@ -57,3 +57,13 @@ def test_bad_arguments():
         Bilinear(2, 3, 4, initialW=np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match='initial_bias'):
         Bilinear(2, 3, 4, initial_bias=0.0)
+
+
+@pytest.mark.parametrize('index, name', [(0, 'V1'), (1, 'V2'), (2, 'b')])
+def test_initial_bias_shapes_are_checked(index, name):
+    parts = [np.zeros((2, 4), np.float32), np.zeros((3, 4), np.float32),
+             np.zeros(4, np.float32)]
+    parts[index] = np.zeros(parts[index].shape[:-1] + (5,), np.float32)
+    with pytest.raises(ValueError, match=name) as info:
+        Bilinear(2, 3, 4, initial_bias=tuple(parts))
+    assert isinstance(info.value, AssertionError)

@@ -170,3 +170,11 @@ def test_repr():
     assert repr(Convolution2D(3, 4, 2, nobias=True)) == (
         'Convolution2D(in_channels=3, out_channels=4, ksize=(2, 2), stride=(1, 1), '
         'pad=(0, 0), nobias=True, dilate=(1, 1), groups=1)')
+
+
+def test_from_params_takes_parameters():
+    source = Convolution2D(4, 2, 3, groups=2)
+    source.b.array[...] = 1
+    link = Convolution2D.from_params(source.W, source.b, groups=2)
+    np.testing.assert_array_equal(link.W.array, source.W.array)
+    np.testing.assert_array_equal(link.b.array, source.b.array)

@@ -133,3 +133,19 @@ def test_bad_arguments():
         ConvolutionND(2, 1, 1, (1, 2, 3))
     with pytest.raises(ValueError, match='output channels'):
         Convolution1D(2, 3, 1, groups=2)
+
+
+@pytest.mark.parametrize('groups', [1, 2])
+def test_from_params(groups):
+    source = ConvolutionND(3, 4, 6, (3, 2, 1), groups=groups)
+    link = ConvolutionND.from_params(source.W, source.b, stride=2, pad=1, groups=groups)
+    assert link.ndim == 3 and link.ksize == (3, 2, 1) and link.in_channels == 4
+    assert link.stride == (2, 2, 2) and link.pad == (1, 1, 1)
+    np.testing.assert_array_equal(link.W.array, source.W.array)
+    np.testing.assert_array_equal(link.b.array, source.b.array)
+    assert link.W.array is not source.W.array
+    assert ConvolutionND.from_params(source.W.array, nobias=True).b is None
+    with pytest.raises(ValueError, match='nobias'):
+        ConvolutionND.from_params(source.W, source.b, nobias=True)
+    with pytest.raises(ValueError, match='3 axes'):
+        ConvolutionND.from_params(np.zeros((2, 3), np.float32))

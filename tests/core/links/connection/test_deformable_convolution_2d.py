@@ -82,3 +82,10 @@ def test_nobias_flags_and_sampler():
     sampler = DeformableConvolution2DSampler(None, 2, 1)
     with pytest.raises(ValueError, match=r'\(n, c, h, w\)'):
         sampler(np.ones((1, 2, 3), np.float32), np.zeros((1, 2, 3), np.float32))
+
+
+def test_default_filters_start_at_zero():
+    link = DeformableConvolution2D(2, 3, 2)
+    assert not link.deform_conv.W.array.any()
+    assert link.offset_conv.W.array.any()
+    assert not DeformableConvolution2DSampler(2, 3, 2).W.array.any()

@@ -57,3 +57,12 @@ def test_arguments():
     np.testing.assert_array_equal(link(np.array([1], np.int32)).array, [[2, 3]])
     with pytest.raises(ValueError, match='matrix'):
         EmbedID.from_params(W.ravel())
+
+
+def test_from_params_takes_a_parameter_and_ignore_label_has_a_class_default():
+    source = EmbedID(4, 3)
+    link = EmbedID.from_params(source.W, ignore_label=-1)
+    np.testing.assert_array_equal(link.W.array, source.W.array)
+    assert link.ignore_label == -1
+    restored = EmbedID.__new__(EmbedID)
+    assert restored.ignore_label is None

@@ -103,3 +103,5 @@ def test_errors():
         InceptionBN(3, 2, 2, 3, 2, 4, 'max', 2, stride=2)
     with pytest.raises(ValueError, match='proj_pool'):
         InceptionBN(3, 2, 2, 3, 2, 4, 'max')
+    with pytest.raises(AssertionError, match='proj_pool'):
+        InceptionBN(3, 2, 2, 3, 2, 4, 'max')

@@ -151,3 +151,11 @@ def test_from_params():
 def test_repr():
     assert repr(Linear(3, 2)) == 'Linear(in_size=3, out_size=2, nobias=False)'
     assert repr(Linear(2, nobias=True)) == 'Linear(in_size=None, out_size=2, nobias=True)'
+
+
+def test_from_params_takes_parameters():
+    source = Linear(3, 2)
+    source.b.array[...] = 1
+    link = Linear.from_params(source.W, source.b)
+    np.testing.assert_array_equal(link.W.array, source.W.array)
+    np.testing.assert_array_equal(link.b.array, source.b.array)

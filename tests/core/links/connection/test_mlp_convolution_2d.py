@@ -59,3 +59,12 @@ def test_activation_is_not_applied_after_the_last():
     assert link(np.ones((1, 1, 1, 1), np.float32)).array.item() == -2.0
     with pytest.raises(ValueError, match='out_channels'):
         MLPConvolution2D(1, (), 1)
+
+
+def test_old_arguments_are_rejected():
+    with pytest.raises(TypeError, match='sequence'):
+        MLPConvolution2D(3, 4, None, 1, 0, None, 1)
+    with pytest.raises(ValueError, match='wscale'):
+        MLPConvolution2D(3, (4, 5), 1, wscale=1)
+    with pytest.raises(TypeError, match='spam'):
+        MLPConvolution2D(3, (4, 5), 1, spam=1)

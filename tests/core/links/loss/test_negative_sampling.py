@@ -5,6 +5,7 @@
 import numpy as np
 import pytest
 
+import catena
 import catena.links as L
 from catena import testing
 from catena.utils.walker_alias import WalkerAlias
@@ -82,3 +83,24 @@ def test_sampler_moves_with_the_link():
     assert link.sampler.device == link.device
     with pytest.raises(TypeError):
         link(np.ones((2, 2), np.float32), np.zeros(2, np.int32), bogus=True)
+
+
+def test_link_calls_the_function_through_its_module():
+    # A wrapper installed on catena.functions.loss.negative_sampling (as a
+    # mock does) sees the link's call.
+    link = L.NegativeSampling(3, [1, 2, 3], 2)
+    x = np.zeros((2, 3), np.float32)
+    t = np.array([0, 1], np.int32)
+    samples = np.array([[0, 2, 2], [1, 0, 0]], np.int32)
+    original = catena.functions.negative_sampling
+
+    def with_fixed_samples(*args, **kwargs):
+        args = args[:3] + (lambda shape: samples.copy(),) + args[4:]
+        return original(*args, **kwargs)
+
+    with testing.patch('catena.functions.loss.negative_sampling.negative_sampling',
+                       wraps=with_fixed_samples) as mock:
+        loss, used = link(x, t, return_samples=True)
+    assert mock.call_count == 1
+    np.testing.assert_array_equal(used, samples)
+    assert loss.array == pytest.approx(6 * np.log(2), rel=1e-6)

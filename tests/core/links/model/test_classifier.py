@@ -127,7 +127,7 @@ def test_label_key_errors():
     with pytest.raises(TypeError, match='label_key'):
         L.Classifier(_model().predictor, label_key=1.5)
     model = L.Classifier(_model().predictor, label_key=3)
-    with pytest.raises(ValueError, match='label_key 3'):
+    with pytest.raises(ValueError, match='Label key 3'):
         model(np.zeros((4, 5), np.float32), _LABELS)
     named = L.Classifier(_model().predictor, label_key='label')
     with pytest.raises(ValueError, match="'label'"):

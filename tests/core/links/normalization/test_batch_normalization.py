@@ -185,3 +185,26 @@ def test_errors():
         link(np.zeros((2, 3), np.float32), bogus=True)
     with pytest.raises(ValueError, match='axis'):
         L.BatchNormalization(axis=3)(np.zeros((2, 3), np.float32))
+
+
+def test_lazy_link_loads_statistics_it_has_not_shaped_yet():
+    trained = L.BatchNormalization(axis=(0,))
+    trained(np.random.uniform(size=(4, 3)).astype(np.float32))
+    stored = {}
+    trained.serialize(catena.serializers.DictionarySerializer(stored))
+    fresh = L.BatchNormalization(axis=(0,))
+    assert fresh.avg_mean is None and 'avg_mean' in fresh._persistent
+    fresh.serialize(catena.serializers.NpzDeserializer(stored))
+    np.testing.assert_array_equal(fresh.avg_mean, trained.avg_mean)
+    np.testing.assert_array_equal(fresh.avg_var, trained.avg_var)
+    np.testing.assert_array_equal(fresh.gamma.array, trained.gamma.array)
+
+
+@pytest.mark.parametrize('size', [{}, 2.5, '3', (3, 1.5), True])
+def test_size_must_be_ints(size):
+    with pytest.raises(TypeError, match='size'):
+        L.BatchNormalization(size)
+
+
+def test_size_may_be_a_list():
+    assert L.BatchNormalization([2, 3]).avg_mean.shape == (2, 3)

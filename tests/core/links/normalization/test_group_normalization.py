@@ -5,6 +5,7 @@
 import numpy as np
 import pytest
 
+import catena
 import catena.links as L
 from catena import testing
 
@@ -64,7 +65,24 @@ def test_defaults():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match='groups'):
-        L.GroupNormalization(0)
+    x = np.zeros((2, 4, 3), np.float32)
+    with pytest.raises(TypeError, match='groups'):
+        L.GroupNormalization(0)(x)
+    with pytest.raises(TypeError, match='groups'):
+        L.GroupNormalization(1.5)(x)
+    with pytest.raises(ValueError, match='divisible'):
+        L.GroupNormalization(3)(x)
     with pytest.raises(ValueError, match='2-D'):
         L.GroupNormalization(2)(np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize('dtype, expected', [
+    (np.float16, np.float16), (np.float64, np.float64), (catena.mixed16, np.float32)])
+def test_parameter_dtype_follows_config_at_construction(dtype, expected):
+    with catena.using_config('dtype', dtype):
+        link = L.GroupNormalization(2)
+    initial = L.GroupNormalization(2, initial_gamma=np.ones(4, np.float64))
+    link(np.zeros((1, 4, 2), np.dtype(expected)))
+    assert link.gamma.dtype == expected and link.beta.dtype == expected
+    initial(np.zeros((1, 4, 2), np.float32))
+    assert initial.gamma.dtype == np.float32

@@ -133,7 +133,11 @@ def test_lazy_in_size(cls):
     assert y.shape == (2, 4)
     with pytest.raises(ValueError, match='in_size'):
         other = cls(None, 4)
-        other(np.ones((0, 3), np.float32)) if cls is LSTM else other(None, None, np.ones(0, 'f'))
+        other(np.ones((2, 0), np.float32)) if cls is LSTM else other(None, None, np.ones(0, 'f'))
+    empty = cls(4)
+    y = empty(np.ones((0, 3), np.float32)) if cls is LSTM else \
+        empty(None, None, np.ones((0, 3), np.float32))[1]
+    assert y.shape == (0, 4) and empty.upward.W.shape == (16, 3)
 
 
 def test_state_handling():

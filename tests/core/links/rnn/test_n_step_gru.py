@@ -94,3 +94,8 @@ def test_lazy_in_size_and_device(cls):
     assert hy.shape == (2 * d, 2, 3)
     for v in (hy, *ys, link.ws[0][0]):
         assert backend.get_device_from_array(v.array) == device
+
+
+def test_n_cells():
+    assert NStepGRU(1, 2, 3, 0.0).n_cells == 1
+    assert NStepBiGRU(1, 2, 3, 0.0).n_cells == 1

@@ -131,3 +131,8 @@ def test_device_transfer():
     hy, cy, ys = link(None, None, xs)
     for v in (hy, cy, *ys):
         assert backend.get_device_from_array(v.array) == device
+
+
+def test_n_cells():
+    assert NStepLSTM(1, 2, 3, 0.0).n_cells == 2
+    assert NStepBiLSTM(1, 2, 3, 0.0).n_cells == 2

@@ -95,3 +95,8 @@ def test_lazy_in_size_and_device(cls):
     assert hy.shape == (2 * d, 2, 3)
     for v in (hy, *ys, link.ws[0][0]):
         assert backend.get_device_from_array(v.array) == device
+
+
+@pytest.mark.parametrize('cls', [NStepRNNTanh, NStepRNNReLU, NStepBiRNNTanh, NStepBiRNNReLU])
+def test_n_cells(cls):
+    assert cls(1, 2, 3, 0.0).n_cells == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from catena import backend
@@ -23,17 +22,16 @@ class Orthogonal(Initializer):
     Args:
         scale: The factor on the orthonormal vectors.
         dtype: The dtype the initializer produces.
-        mode: Which vectors are orthogonal, and so which shapes are allowed:
+        mode: A check of the array's shape (as in Chainer, it never changes
+            the values); ``rows`` vectors of ``columns`` dimensions make:
 
-            * ``'projection'``: the rows (``rows <= columns``);
+            * ``'projection'``: orthonormal rows (``rows <= columns``);
               ``W @ W.T == scale**2 * I``.
-            * ``'basis'``: the columns (``rows >= columns``);
+            * ``'embedding'``: orthonormal columns (``rows >= columns``);
               ``W.T @ W == scale**2 * I``.
-            * ``'embedding'``: the columns (``rows >= columns``), rescaled so
-              that a row (an embedded vector) has a mean squared norm of
-              ``scale**2``: ``W.T @ W == scale**2 * rows / columns * I``.
-            * ``'auto'`` (default): ``'projection'`` when ``rows <= columns``,
-              ``'basis'`` otherwise.
+            * ``'basis'``: a square matrix (``rows == columns``), both.
+            * ``'auto'`` (default): any shape, as ``'projection'`` when
+              ``rows <= columns``, else as ``'embedding'``.
         rng: A random generator with a ``normal`` method, or None for the
             array module's ``random``.
     """
@@ -58,20 +56,15 @@ class Orthogonal(Initializer):
         rows = array.shape[0]
         cols = array.size // rows
         mode = self.mode
-        if mode == 'auto':
-            mode = 'projection' if rows <= cols else 'basis'
-        if mode == 'projection' and rows > cols:
-            raise ValueError(f"Orthogonal(mode='projection'): shape {array.shape} has more "
+        if mode in ('projection', 'basis') and rows > cols:
+            raise ValueError(f'Orthogonal(mode={mode!r}): shape {array.shape} has more '
                              f'vectors ({rows}) than dimensions ({cols})')
-        if mode in ('basis', 'embedding') and rows < cols:
+        if mode in ('embedding', 'basis') and rows < cols:
             raise ValueError(f'Orthogonal(mode={mode!r}): shape {array.shape} has fewer '
                              f'rows ({rows}) than columns ({cols})')
         gaussian = rng.normal(size=(rows, cols))
         xp = backend.get_array_module(gaussian)
-        transpose = mode == 'projection'
+        transpose = rows <= cols
         q, r = xp.linalg.qr(gaussian.T if transpose else gaussian)
-        scale = self.scale
-        if mode == 'embedding':
-            scale = scale * math.sqrt(rows / cols)
-        q *= xp.copysign(scale, xp.diagonal(r))
+        q *= xp.copysign(self.scale, xp.diagonal(r))
         array[...] = (q.T if transpose else q).reshape(array.shape)

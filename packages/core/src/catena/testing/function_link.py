@@ -212,6 +212,7 @@ class _DeviceTestCase(unittest.TestCase):
         if context is not None:
             context.__enter__()
         try:
+            self.test_name = test_name  # as in Chainer: generate_inputs may read it
             self.before_test(test_name)
             if skip_flag and getattr(self, skip_flag):
                 raise unittest.SkipTest(f'{skip_flag} is True')
@@ -252,7 +253,8 @@ class _DeviceTestCase(unittest.TestCase):
             if self.contiguous is None:
                 on_device = _non_contiguous(on_device, device)
             elif self.contiguous == 'C':
-                on_device = device.xp.ascontiguousarray(on_device)
+                # (NumPy 1 makes a 0-d array 1-d here: keep the shape)
+                on_device = device.xp.ascontiguousarray(on_device).reshape(on_device.shape)
             else:
                 raise ValueError(f'contiguous must be None or "C"; got {self.contiguous!r}')
             sent.append(on_device)
@@ -519,9 +521,10 @@ class _LinkTestBase(_DeviceTestCase):
     def _link(self, initializers: tuple[Any, ...] | None = None) -> Any:
         if initializers is None:
             initializers = self.generate_params()
-            if not isinstance(initializers, tuple):
-                raise TypeError(f'{type(self).__name__}.generate_params() must return a tuple; '
-                                f'got {type(initializers).__name__}')
+            if not isinstance(initializers, (tuple, list)):
+                raise TypeError(f'{type(self).__name__}.generate_params() must return a tuple '
+                                f'or a list; got {type(initializers).__name__}')
+            initializers = tuple(initializers)
             for index, value in enumerate(initializers):
                 _check_initializer_type(value, f'{type(self).__name__}.generate_params()'
                                                f'[{index}]')
@@ -539,11 +542,25 @@ class _LinkTestBase(_DeviceTestCase):
             if not callable(getattr(link, attribute, None)):
                 raise TypeError(f'{type(self).__name__}.create_link() must return a link with '
                                 f'{attribute}(); got {type(link).__name__}')
+        if any(param.array is None for _, param in link.namedparams()):
+            self._initialize_lazily(link)
         for name, param in link.namedparams():
             if param.array is None:
                 raise ValueError(f'parameter {name!r} of the link is not initialized; '
                                  'create_link must give every parameter its shape')
         return link
+
+    def _initialize_lazily(self, link: Any) -> None:
+        # As in Chainer, parameters whose shape comes from the first input
+        # are initialized by one forward pass on the CPU (with forward() if
+        # the test defines one, else link(*inputs)).
+        inputs = tuple(Variable(x) for x in self._inputs())
+        forward = getattr(self, 'forward', None)
+        if forward is None:
+            link(*inputs)
+        else:
+            forward(link, inputs, backend.CpuDevice())
+        link.cleargrads()
 
     def _selected_params(self, link: Any) -> list[Any]:
         named = [(name.lstrip('/'), param) for name, param in link.namedparams()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
+import pkgutil
 import re
 import unittest
 import warnings
@@ -150,12 +151,26 @@ def without_requires(*requirements: str) -> Callable[[Any], Any]:
 
 
 def patch(target: str, *args: Any, **kwargs: Any) -> Any:
-    """:func:`unittest.mock.patch` with ``autospec=True`` unless told otherwise.
+    """:func:`unittest.mock.patch` with a mock that calls through, as Chainer's.
 
-    Autospec makes the mock check call signatures, so that a test fails when
-    the patched function's signature changes.
+    The mock wraps ``wraps`` (default: the patched object itself), so calls
+    still run the real code while the mock records them; ``return_value`` or
+    ``side_effect`` replace the call instead. ``autospec=True`` is the
+    default: the mock checks call signatures, so that a test fails when the
+    patched function's signature changes.
     """
-    kwargs.setdefault('autospec', True)
+    autospec = kwargs.setdefault('autospec', True)
+    wraps = kwargs.pop('wraps', None)
+    if 'return_value' not in kwargs and 'side_effect' not in kwargs:
+        if wraps is None:
+            wraps = pkgutil.resolve_name(target)
+        if autospec:
+            # An autospecced mock ignores wraps; side_effect calls through.
+            kwargs['side_effect'] = wraps
+        else:
+            kwargs['wraps'] = wraps
+    elif wraps is not None:
+        kwargs['wraps'] = wraps
     return mock.patch(target, *args, **kwargs)
 
 

@@ -79,3 +79,33 @@ def check_channels(who: str, x: Any, nd: int, expected: int | None) -> int:
         raise ValueError(f'{who} has {expected} input channels, but x.shape={shape} has '
                          f'{channels}')
     return channels
+
+
+class InputCountError(TypeError, AssertionError):
+    """A link called with the wrong number of inputs (Chainer asserted it)."""
+
+
+class AssertedValueError(ValueError, AssertionError):
+    """A bad argument value that Chainer rejected with an assertion."""
+
+
+def input_count_error(who: str, inputs: tuple[Any, ...], expected: int,
+                      what: str) -> InputCountError:
+    """The error for a link called with ``len(inputs)`` inputs instead of ``expected``.
+
+    It is a :class:`TypeError` and, as in Chainer, an :class:`AssertionError`.
+    """
+    return InputCountError(f'{who} {what} takes {expected} '
+                           f'input{"s" if expected > 1 else ""}; got {len(inputs)}')
+
+
+def check_initial_shape(who: str, name: str, value: Any, shape: tuple[int, ...]) -> None:
+    """Checks that an initial array (not a scalar or an initializer) has ``shape``.
+
+    Raises:
+        AssertedValueError: A :class:`ValueError` (and, as in Chainer, an
+            :class:`AssertionError`) for another shape.
+    """
+    if hasattr(value, 'shape') and not callable(value) and tuple(value.shape) != shape:
+        raise AssertedValueError(f'{who}: {name} must have the shape {shape}; '
+                                f'got {tuple(value.shape)}')

@@ -6,13 +6,14 @@ from typing import Any
 
 from catena import initializers, link, variable
 from catena.functions.math.bias import bias
+from catena.links.connection import _util
 
 
 class Bias(link.Link):
     """Broadcasted addition of a bias: applies :func:`~catena.functions.bias`.
 
-    Called with one input, it adds its learned parameter ``b`` (which needs
-    ``shape``); called with two, ``link(x, y)``, it adds ``y``.
+    With ``shape`` it holds a learned bias ``b`` and takes one input;
+    without, it takes ``(x, y)`` and adds ``y``.
 
     Args:
         axis: The first axis of the input that the bias's axes match.
@@ -31,18 +32,19 @@ class Bias(link.Link):
         self.axis = axis
 
     def forward(self, *xs: Any) -> variable.Variable:
-        """Returns ``x + y`` (``y`` broadcast from ``axis``), ``y`` given or ``b``.
+        """Returns ``x + b`` (learned ``b``) or ``x + y``, broadcast from ``axis``.
 
         Args:
-            xs: ``(x,)`` to add the learned ``b``, or ``(x, y)``.
+            xs: ``(x,)`` with a learned ``b``, or ``(x, y)`` without.
+
+        Raises:
+            TypeError: For another number of inputs (also an AssertionError,
+                as in Chainer).
         """
-        if len(xs) == 2:
-            x, y = xs
-        elif len(xs) == 1:
-            if 'b' not in self._params:
-                raise ValueError('Bias without a shape has no learned bias: call it with two '
-                                 'inputs (x, y)')
-            x, y = xs[0], self.b
-        else:
-            raise TypeError(f'Bias takes one or two inputs; got {len(xs)}')
-        return bias(x, y, self.axis)
+        if 'b' in self._params:
+            if len(xs) != 1:
+                raise _util.input_count_error('Bias', xs, 1, 'with a learned b')
+            return bias(xs[0], self.b, self.axis)
+        if len(xs) != 2:
+            raise _util.input_count_error('Bias', xs, 2, 'without a shape (no learned b)')
+        return bias(xs[0], xs[1], self.axis)

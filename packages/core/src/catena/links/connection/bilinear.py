@@ -42,8 +42,8 @@ class Bilinear(link.Link):
         shape = (left_size, right_size, out_size)
         if initialW is None:
             initialW = initializers.Normal(1.0 / math.sqrt(left_size * right_size * out_size))
-        elif hasattr(initialW, 'shape') and tuple(initialW.shape) != shape:
-            raise ValueError(f'initialW must have the shape {shape}; got {initialW.shape}')
+        else:
+            _util.check_initial_shape('Bilinear', 'initialW', initialW, shape)
         with self.init_scope():
             self.W = variable.Parameter(_util.get_initializer(initialW), shape)
             if not nobias:
@@ -52,6 +52,10 @@ class Bilinear(link.Link):
                 elif not isinstance(initial_bias, (tuple, list)) or len(initial_bias) != 3:
                     raise ValueError('initial_bias must be a tuple (V1, V2, b) or None; got '
                                      f'{type(initial_bias).__name__}')
+                for name, value, part in zip(('V1', 'V2', 'b'), initial_bias,
+                                             ((left_size, out_size), (right_size, out_size),
+                                              (out_size,))):
+                    _util.check_initial_shape('Bilinear', f'initial_bias {name}', value, part)
                 V1, V2, b = (_util.get_bias_initializer(i) for i in initial_bias)
                 self.V1 = variable.Parameter(V1, (left_size, out_size))
                 self.V2 = variable.Parameter(V2, (right_size, out_size))

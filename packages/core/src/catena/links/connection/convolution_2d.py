@@ -65,7 +65,9 @@ class Convolution2D(_conv_base._ConvolutionLinkBase):
         if b is not None and nobias:
             raise ValueError('from_params got a bias b together with nobias=True')
         return cls(in_per_group * groups, out_channels, (kh, kw), stride, pad, nobias,
-                   initialW=W, initial_bias=b, dilate=dilate, groups=groups)
+                   initialW=variable.as_array(W),
+                   initial_bias=None if b is None else variable.as_array(b),
+                   dilate=dilate, groups=groups)
 
     def forward(self, x: Any) -> variable.Variable:
         """Applies the convolution to ``x`` of shape ``(n, c_in, h, w)``."""

@@ -50,6 +50,30 @@ class ConvolutionND(_conv_base._ConvolutionLinkBase):
         self._setup(ndim, in_channels, out_channels, ksize, stride, pad, nobias, initialW,
                     initial_bias, dilate, groups)
 
+    @classmethod
+    def from_params(cls, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
+                    nobias: bool = False, cover_all: bool = False, dilate: Any = 1,
+                    groups: int = 1) -> ConvolutionND:
+        """Returns a ConvolutionND whose parameters start as copies of ``W`` and ``b``.
+
+        The number of spatial axes is ``W.ndim - 2``.
+
+        Args:
+            W: Filters of shape ``(out_channels, in_channels / groups, k_1, ..., k_N)``.
+            b: A bias of shape ``(out_channels,)``, or None (zero).
+            stride, pad, nobias, cover_all, dilate, groups: As the constructor's.
+        """
+        if len(W.shape) < 3:
+            raise ValueError(f'W must have at least 3 axes (out_channels, '
+                             f'in_channels / groups, k_1, ...); got W.shape={W.shape}')
+        if b is not None and nobias:
+            raise ValueError('from_params got a bias b together with nobias=True')
+        out_channels, in_per_group = W.shape[:2]
+        return cls(len(W.shape) - 2, in_per_group * groups, out_channels, tuple(W.shape[2:]),
+                   stride, pad, nobias, initialW=variable.as_array(W),
+                   initial_bias=None if b is None else variable.as_array(b),
+                   cover_all=cover_all, dilate=dilate, groups=groups)
+
     def forward(self, x: Any) -> variable.Variable:
         """Applies the convolution to ``x`` of shape ``(n, c_in, d_1, ..., d_N)``."""
         if self.W.array is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena import variable
+from catena import initializers, variable
 from catena.functions.connection.deformable_convolution_2d_sampler import (
     deformable_convolution_2d_sampler,
 )
@@ -26,8 +26,8 @@ class DeformableConvolution2DSampler(_conv_base._ConvolutionLinkBase):
         stride: The stride, an int or a pair.
         pad: The zero padding, an int or a pair.
         nobias: If True, the link has no bias.
-        initialW: The initializer of ``W``; None means
-            :class:`~catena.initializers.LeCunNormal`.
+        initialW: The initializer of ``W``; None means zero (as in
+            Chainer: the layer starts as its bias alone).
         initial_bias: The initializer of ``b``; None means zero.
     """
 
@@ -35,6 +35,8 @@ class DeformableConvolution2DSampler(_conv_base._ConvolutionLinkBase):
                  stride: Any = 1, pad: Any = 0, nobias: bool = False, initialW: Any = None,
                  initial_bias: Any = None) -> None:
         super().__init__()
+        if initialW is None:
+            initialW = initializers.Zero()
         self._setup(2, in_channels, out_channels, ksize, stride, pad, nobias, initialW,
                     initial_bias, 1, 1)
 
@@ -63,7 +65,7 @@ class DeformableConvolution2D(Chain):
         offset_initialW: The initializer of ``offset_conv.W``.
         offset_initial_bias: The initializer of ``offset_conv.b``.
         deform_nobias: If True, the deformable convolution has no bias.
-        deform_initialW: The initializer of ``deform_conv.W``.
+        deform_initialW: The initializer of ``deform_conv.W`` (None: zero).
         deform_initial_bias: The initializer of ``deform_conv.b``.
     """
 

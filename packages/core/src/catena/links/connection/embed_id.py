@@ -25,6 +25,10 @@ class EmbedID(link.Link):
         ignore_label: The ID that maps to zeros, or None.
     """
 
+    # A class default, so that instances pickled before the attribute
+    # existed still work.
+    ignore_label: int | None = None
+
     def __init__(self, in_size: int, out_size: int, initialW: Any = None,
                  ignore_label: int | None = None) -> None:
         super().__init__()
@@ -40,7 +44,7 @@ class EmbedID(link.Link):
         if len(W.shape) != 2:
             raise ValueError(f'W must be a matrix (in_size, out_size); got W.shape={W.shape}')
         in_size, out_size = W.shape
-        return cls(in_size, out_size, initialW=W, ignore_label=ignore_label)
+        return cls(in_size, out_size, initialW=variable.as_array(W), ignore_label=ignore_label)
 
     def forward(self, x: Any) -> variable.Variable:
         """Returns the vectors of the integer IDs ``x``, of shape ``x.shape + (out_size,)``."""

@@ -9,6 +9,7 @@ from catena.functions.activation.relu import relu
 from catena.functions.array.concat import concat
 from catena.functions.pooling.average_pooling_2d import average_pooling_2d
 from catena.functions.pooling.max_pooling_2d import max_pooling_2d
+from catena.links.connection import _util
 from catena.links.connection.convolution_2d import Convolution2D
 from catena.links.normalization.batch_normalization import BatchNormalization
 
@@ -48,8 +49,9 @@ class InceptionBN(link.Chain):
             raise NotImplementedError(f"InceptionBN supports the pooltypes 'max' and 'avg'; "
                                       f'got {pooltype!r}')
         if out1 > 0 and (stride != 1 or proj_pool is None):
-            raise ValueError('InceptionBN with a 1x1 path (out1 > 0) needs stride=1 and a '
-                             f'proj_pool; got stride={stride}, proj_pool={proj_pool}')
+            raise _util.AssertedValueError(
+                'InceptionBN with a 1x1 path (out1 > 0) needs stride=1 and a proj_pool; '
+                f'got stride={stride}, proj_pool={proj_pool}')
         self.out1 = out1
         self.proj_pool = proj_pool
         self.stride = stride

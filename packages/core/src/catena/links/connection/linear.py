@@ -71,7 +71,8 @@ class Linear(link.Link):
             if b.shape != (out_size,):
                 raise ValueError(f'b must have shape ({out_size},) to match W.shape={W.shape}; '
                                  f'got b.shape={b.shape}')
-        return cls(in_size, out_size, nobias, initialW=W, initial_bias=b)
+        return cls(in_size, out_size, nobias, initialW=variable.as_array(W),
+                   initial_bias=None if b is None else variable.as_array(b))
 
     @property
     def printable_specs(self) -> Iterator[tuple[str, Any]]:

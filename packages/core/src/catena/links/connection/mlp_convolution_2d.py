@@ -8,6 +8,7 @@ from typing import Any
 from catena import link, variable
 from catena.functions.activation.relu import relu
 from catena.links.connection.convolution_2d import Convolution2D
+from catena.utils import argument
 
 
 class MLPConvolution2D(link.ChainList):
@@ -30,16 +31,25 @@ class MLPConvolution2D(link.ChainList):
         conv_init: The initializer of the filters; None means the
             Convolution2D default.
         bias_init: The initializer of the biases; None means zero.
+
+    Raises:
+        ValueError: For ``wscale`` (Chainer v1's argument) or an empty
+            ``out_channels``.
+        TypeError: If ``out_channels`` is not a sequence.
     """
 
     def __init__(self, in_channels: int | None, out_channels: Any, ksize: Any = None,
                  stride: Any = 1, pad: Any = 0, activation: Callable[[Any], Any] = relu,
-                 conv_init: Any = None, bias_init: Any = None) -> None:
+                 conv_init: Any = None, bias_init: Any = None, **kwargs: Any) -> None:
+        argument.parse_kwargs(kwargs, wscale='MLPConvolution2D: wscale is not supported '
+                                             'anymore; use conv_init and bias_init')
         if ksize is None:
             in_channels, out_channels, ksize = None, in_channels, out_channels
-        if not isinstance(out_channels, Sequence) or len(out_channels) == 0:
-            raise ValueError('out_channels must be a non-empty sequence of channel counts; '
-                             f'got {out_channels!r}')
+        if not isinstance(out_channels, Sequence):
+            raise TypeError('out_channels must be a sequence of channel counts; '
+                            f'got {out_channels!r}')
+        if len(out_channels) == 0:
+            raise ValueError('out_channels must not be empty')
         convs = [Convolution2D(in_channels, out_channels[0], ksize, stride, pad,
                                initialW=conv_init, initial_bias=bias_init)]
         for n_in, n_out in zip(out_channels, out_channels[1:]):

@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import initializers, link, variable
 from catena.functions.math.scale import scale
+from catena.links.connection import _util
 from catena.links.connection.bias import Bias
 
 
@@ -25,7 +26,7 @@ class Scale(link.Chain):
 
     Attributes:
         W (~catena.Parameter): The learned scale (only with ``W_shape``).
-        bias (Bias): The bias link, or None without ``bias_term``.
+        bias (Bias): The bias link (only with ``bias_term``).
     """
 
     def __init__(self, axis: int = 1, W_shape: Any = None, bias_term: bool = False,
@@ -39,22 +40,27 @@ class Scale(link.Chain):
             elif bias_term and bias_shape is None:
                 raise ValueError('Scale needs bias_shape when bias_term is True and there is '
                                  'no learned W (W_shape is None)')
-            self.bias = Bias(axis, bias_shape) if bias_term else None
+            if bias_term:
+                self.bias = Bias(axis, bias_shape)
 
     def forward(self, *xs: Any) -> variable.Variable:
         """Returns ``x * W`` (or ``x * y``), broadcast from ``axis``, plus the bias.
 
         Args:
             xs: ``(x,)`` with a learned ``W``, or ``(x, y)`` without.
+
+        Raises:
+            TypeError: For another number of inputs (also an AssertionError,
+                as in Chainer).
         """
         if 'W' in self._params:
             if len(xs) != 1:
-                raise TypeError(f'Scale with a learned W takes one input; got {len(xs)}')
+                raise _util.input_count_error('Scale', xs, 1, 'with a learned W')
             z = scale(xs[0], self.W, self.axis)
         else:
             if len(xs) != 2:
-                raise TypeError(f'Scale without W_shape takes two inputs (x, y); got {len(xs)}')
+                raise _util.input_count_error('Scale', xs, 2, 'without W_shape')
             z = scale(xs[0], xs[1], self.axis)
-        if self.bias is not None:
+        if 'bias' in self._children:
             z = self.bias(z)
         return z

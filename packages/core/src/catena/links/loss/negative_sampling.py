@@ -8,7 +8,7 @@ import numpy
 
 from catena import _dtype, initializers
 from catena.device_resident import DeviceResidentsVisitor
-from catena.functions.loss.negative_sampling import negative_sampling
+from catena.functions.loss import negative_sampling as _negative_sampling
 from catena.link import Link
 from catena.parameter import Parameter
 from catena.utils.walker_alias import WalkerAlias
@@ -63,5 +63,8 @@ class NegativeSampling(Link):
         Returns:
             Variable or tuple: The loss, or ``(loss, samples)``.
         """
-        return negative_sampling(x, t, self.W, self.sampler.sample, self.sample_size,
-                                 reduce=reduce, return_samples=return_samples)
+        # Looked up at call time, so that a wrapper installed on the module
+        # (a mock) sees the call.
+        return _negative_sampling.negative_sampling(
+            x, t, self.W, self.sampler.sample, self.sample_size, reduce=reduce,
+            return_samples=return_samples)

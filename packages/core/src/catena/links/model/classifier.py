@@ -58,7 +58,8 @@ class Classifier(Chain):
     def __init__(self, predictor: Any, lossfun: Any = softmax_cross_entropy,
                  accfun: Any = accuracy, label_key: int | str = -1) -> None:
         if isinstance(label_key, bool) or not isinstance(label_key, (int, str)):
-            raise TypeError(f'label_key must be an int or a str; got {type(label_key).__name__}')
+            raise TypeError('label_key must be int or str; got '
+                            f'{type(label_key).__name__}')
         super().__init__()
         self.lossfun = lossfun
         self.accfun = accfun
@@ -84,14 +85,14 @@ class Classifier(Chain):
         key = self.label_key
         if isinstance(key, int):
             if not -len(args) <= key < len(args):
-                raise ValueError(f'label_key {key} is out of bounds for {len(args)} positional '
+                raise ValueError(f'Label key {key} is out of bounds for {len(args)} positional '
                                  'arguments')
             t = args[key]
             index = key % len(args)
             args = args[:index] + args[index + 1:]
         else:
             if key not in kwargs:
-                raise ValueError(f'label_key {key!r} is not among the keyword arguments '
+                raise ValueError(f'Label key {key!r} is not among the keyword arguments '
                                  f'{sorted(kwargs)}')
             kwargs = dict(kwargs)
             t = kwargs.pop(key)

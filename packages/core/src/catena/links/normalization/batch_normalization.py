@@ -29,6 +29,16 @@ def parse_finetune(kwargs: dict[str, Any], link: str) -> bool:
     return finetune
 
 
+def _check_size(size: Any) -> Any:
+    if isinstance(size, (int, numpy.integer)) and not isinstance(size, bool):
+        return size
+    if isinstance(size, (tuple, list)) and all(isinstance(d, (int, numpy.integer))
+                                               and not isinstance(d, bool) for d in size):
+        return tuple(size)
+    raise TypeError(f'BatchNormalization: size must be an int, a tuple of ints or None; '
+                    f'got {size!r}')
+
+
 class BatchNormalization(Link):
     """Batch normalization layer on the outputs of linear or convolution layers.
 
@@ -81,6 +91,12 @@ class BatchNormalization(Link):
         self._initial_avg_var = initial_avg_var
         self.N = 0
         self.register_persistent('N')
+        # Registered before they are shaped, so that a loader can fill a
+        # lazily initialized link.
+        self.avg_mean = None
+        self.register_persistent('avg_mean')
+        self.avg_var = None
+        self.register_persistent('avg_var')
         self.decay = decay
         self.eps = eps
         if isinstance(axis, (int, numpy.integer)):
@@ -93,15 +109,13 @@ class BatchNormalization(Link):
             if use_beta:
                 self.beta = Parameter(initializer_of(initial_beta, 0, self._highprec_dtype))
         if size is not None:
-            self._initialize_params(size)
+            self._initialize_params(_check_size(size))
 
     def _initialize_params(self, shape: Any) -> None:
         self.avg_mean = self._init_array(self._initial_avg_mean, 0, shape)
         self._initial_avg_mean = None
-        self.register_persistent('avg_mean')
         self.avg_var = self._init_array(self._initial_avg_var, 1, shape)
         self._initial_avg_var = None
-        self.register_persistent('avg_var')
         if self.gamma is not None:
             self.gamma.initialize(shape)
         if self.beta is not None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena import initializers
+import numpy
+
+from catena import _dtype
 from catena.functions.normalization.group_normalization import group_normalization
 from catena.link import Link
+from catena.links.normalization._init import initializer_of
 from catena.parameter import Parameter
 from catena.variable import Variable
 
@@ -37,15 +40,11 @@ class GroupNormalization(Link):
     def __init__(self, groups: int, size: int | None = None, eps: float = 1e-5,
                  initial_gamma: Any = None, initial_beta: Any = None) -> None:
         super().__init__()
-        if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
-            raise ValueError(f'GroupNormalization: groups must be a positive int; got {groups!r}')
-        if initial_gamma is None:
-            initial_gamma = initializers.One()
-        if initial_beta is None:
-            initial_beta = initializers.Zero()
+        # groups is checked by the function at each call, as in Chainer.
+        highprec = _dtype.get_dtype(None, map_mixed16=numpy.float32)
         with self.init_scope():
-            self.gamma = Parameter(initial_gamma)
-            self.beta = Parameter(initial_beta)
+            self.gamma = Parameter(initializer_of(initial_gamma, 1, highprec))
+            self.beta = Parameter(initializer_of(initial_beta, 0, highprec))
         self.groups = groups
         self.eps = eps
         if size is not None:

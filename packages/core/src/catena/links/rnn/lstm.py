@@ -10,6 +10,7 @@ from catena.functions.array.split_axis import split_axis
 from catena.functions.rnn.lstm import lstm
 from catena.links.connection.linear import Linear
 from catena.links.rnn import _util
+from catena.utils.array import size_of_shape
 from catena.variable import Variable
 
 __all__ = ['LSTM', 'LSTMBase', 'StatelessLSTM']
@@ -75,11 +76,10 @@ class LSTMBase(link.Chain):
     def _lazy_init(self, x: Any) -> None:
         if self.upward.W.array is None:
             shape = x.shape
-            in_size = x.size // shape[0] if len(shape) > 1 and shape[0] else 0
+            in_size = size_of_shape(shape[1:]) if len(shape) > 1 else 0
             if in_size == 0:
                 raise ValueError(f'{type(self).__name__} cannot infer its in_size from '
-                                 f'x.shape={shape}: the input needs a non-empty batch and '
-                                 'feature axes')
+                                 f'x.shape={shape}: the input needs non-empty feature axes')
             self.upward._initialize_params(in_size)
             self._initialize_params()
 

@@ -21,6 +21,7 @@ class NStepLSTMBase(NStepRNNBase):
     """
 
     n_weights = 8
+    n_cells = 2
 
     def rnn(self, *args: Any) -> tuple[Any, ...]:
         function = n_step_bilstm if self.use_bi_direction else n_step_lstm

@@ -46,9 +46,12 @@ class NStepRNNBase(link.ChainList):
     Attributes:
         n_layers, out_size, dropout: As given.
         direction (int): 2 for bi-directional links, else 1.
+        n_cells (int): The number of state arrays the link carries (1: ``hx``;
+            2 for LSTMs: ``hx`` and ``cx``).
     """
 
     n_weights = 2
+    n_cells = 1
     use_bi_direction = False
 
     def __init__(self, n_layers: int, in_size: int | None, out_size: int, dropout: float,
