@@ -182,8 +182,9 @@ def test_ratio_outside_the_interval_is_rejected(ratio):
 
 
 def test_mask_of_another_shape_is_rejected():
-    with pytest.raises(ValueError, match='mask'):
+    with pytest.raises(ValueError, match='mask') as info:
         F.simplified_dropconnect(np.ones((2, 3)), np.ones((4, 3)), mask=np.ones((3, 4)))
+    assert isinstance(info.value, InvalidType)  # as in Chainer
 
 
 @pytest.mark.parametrize(('shapes', 'name'), [

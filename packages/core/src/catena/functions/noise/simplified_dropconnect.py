@@ -14,6 +14,10 @@ from catena.utils import size_of_shape, type_check
 from catena.variable import Variable, as_array
 
 
+class _MaskShapeError(type_check.InvalidType, ValueError):
+    """A mask of neither of the accepted shapes (Chainer: InvalidType)."""
+
+
 class SimplifiedDropconnect(FunctionNode):
     """``y = x W'^T + b`` where ``W'`` is ``W`` times a scaled random 0/1 mask.
 
@@ -60,9 +64,10 @@ class SimplifiedDropconnect(FunctionNode):
     @staticmethod
     def _check_mask(mask: Any, x: Any, w: Any) -> None:
         if mask.shape != w.shape and mask.shape != (x.shape[0],) + w.shape:
-            raise ValueError(
-                f'simplified_dropconnect: mask must have the shape of W {w.shape} or '
-                f'(batch,) + W.shape {(x.shape[0],) + w.shape}; got {mask.shape}')
+            message = (f'simplified_dropconnect: mask must have the shape of W {w.shape} or '
+                       f'(batch,) + W.shape {(x.shape[0],) + w.shape}; got {mask.shape}')
+            raise _MaskShapeError('mask.shape in (W.shape, (batch,) + W.shape)',
+                                  f'{mask.shape}', message)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))

@@ -9,6 +9,7 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions.array.cast import cast
 from catena.functions.array.reshape import reshape
 from catena.functions.math.sum import sum as _sum
 from catena.functions.normalization import _common
@@ -71,16 +72,17 @@ class _PerSampleNormalization(FunctionNode):
         standardize.warn_small_batch = False
         x_hat = reshape(standardize.apply((rows, ones, xp.zeros_like(ones)))[0], channels_shape)
         gy3 = reshape(gy, channels_shape)
+        param_dtype = gamma.dtype
         ret: list[Any] = []
         for i in indexes:
             if i == 0:
-                gx_hat = gy3 * reshape(gamma, (1, -1, 1))
+                scale = gamma if param_dtype == x.dtype else cast(gamma, x.dtype)
+                gx_hat = gy3 * reshape(scale, (1, -1, 1))
                 gx = standardize.grad_node().apply((rows, ones, reshape(gx_hat, rows_shape)))[0]
                 ret.append(reshape(gx, x.shape))
-            elif i == 1:
-                ret.append(_sum(gy3 * x_hat, axis=(0, 2)))
             else:
-                ret.append(_sum(gy3, axis=(0, 2)))
+                g = _sum(gy3 * x_hat if i == 1 else gy3, axis=(0, 2))
+                ret.append(g if g.dtype == param_dtype else cast(g, param_dtype))
         return tuple(ret)
 
 
@@ -100,8 +102,8 @@ class GroupNormalization(_PerSampleNormalization):
             x_type.dtype.kind == 'f',
             x_type.ndim >= 2,
             gamma_type.ndim == 1,
-            gamma_type.dtype == x_type.dtype,
-            beta_type.dtype == x_type.dtype,
+            gamma_type.dtype.kind == 'f',
+            beta_type.dtype == gamma_type.dtype,
             x_type.shape[1] == gamma_type.shape[0],
             gamma_type.shape == beta_type.shape,
         )
@@ -119,8 +121,9 @@ def group_normalization(x: Any, groups: int, gamma: Any, beta: Any,
     Args:
         x: A batch of shape ``(N, C, ...)`` (at least 2-D).
         groups: The number of channel groups; it must divide ``C``.
-        gamma: The scale, of shape ``(C,)`` and x's dtype.
-        beta: The shift, of shape ``(C,)`` and x's dtype.
+        gamma: The scale, of shape ``(C,)``, of any float dtype (float32
+            with a float16 ``x`` under mixed16, as in Chainer).
+        beta: The shift, of ``gamma``'s shape and dtype.
         eps: Added to the variance.
 
     Returns:
