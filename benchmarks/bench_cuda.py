@@ -455,7 +455,7 @@ def _first_value(result: Any) -> float:
 def gpu_unavailable_reason(device: int) -> str | None:
     """Why catena cannot use GPU ``device`` here, or None when it can."""
     if importlib.util.find_spec('catena_cuda') is None:
-        return "catena-cuda is not installed (pip install 'catena-cuda[cuda12]')"
+        return "catena-cuda is not installed (pip install './packages/backend-cuda[cuda12]')"
     import catena
     import catena_cuda
 

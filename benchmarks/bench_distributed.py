@@ -80,7 +80,7 @@ def find_mpiexec() -> pathlib.Path:
     if found is None:
         raise FileNotFoundError(
             f"no mpiexec beside {sys.executable} nor on PATH: run this benchmark with the "
-            f"Python of an environment that has catena[mpi] (pip install \"catena[mpi]\")")
+            f"Python of an environment that has catena[mpi] (pip install './packages/core[mpi]')")
     return pathlib.Path(found)
 
 

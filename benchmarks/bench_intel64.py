@@ -171,7 +171,7 @@ def cpu_flags() -> set[str]:
 def ideep_unavailable_reason() -> str | None:
     """Why the oneDNN variants cannot run here, or None when they can (loads oneDNN)."""
     if importlib.util.find_spec('catena_intel64') is None:
-        return 'catena-intel64 is not installed (pip install catena-intel64)'
+        return 'catena-intel64 is not installed (pip install ./packages/backend-intel64)'
     import catena.backends.intel64
 
     try:

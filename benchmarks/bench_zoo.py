@@ -100,7 +100,7 @@ def _torch_model(name: str) -> Any:
 def _ideep_unavailable_reason() -> str | None:
     """Why the intel64 variants cannot run here, or None when they can."""
     if importlib.util.find_spec('catena_intel64') is None:
-        return 'catena-intel64 is not installed (pip install catena-intel64)'
+        return 'catena-intel64 is not installed (pip install ./packages/backend-intel64)'
     import catena.backends.intel64
 
     try:
