@@ -497,6 +497,13 @@ class TestParameterChainerSemantics:
         p.initialize((2,))
         assert p.grad is None
 
+    def test_setting_the_gradient_of_an_uninitialized_parameter_to_none_clears_it(self):
+        p = catena.Parameter()
+        p.grad = None
+        assert p.grad is None
+        p.initialize((2,))
+        assert p.grad is None
+
     def test_an_uninitialized_parameter_gets_its_gradient_on_initialize(self):
         p = catena.Parameter()
         p.zerograd()

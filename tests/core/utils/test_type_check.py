@@ -437,8 +437,18 @@ def test_diagnose_labels_errors_of_get_types():
     with pytest.raises(type_check.InvalidType) as info:
         type_check.diagnose(_linear_check, ([1, 2], numpy.zeros(2)), 'Linear')
     assert str(info.value) == ('Invalid operation is performed in: Linear (Forward)\n'
-                               '\nExpect: in_types[0] is an array\n'
-                               "Actual: in_types[0] is <class 'list'>\n")
+                               '\nExpect: x (in_types[0]) is an array\n'
+                               "Actual: x is <class 'list'>\n")
+
+
+def test_diagnose_keeps_the_default_name_of_an_input_the_check_does_not_name():
+    def check(in_types):
+        type_check.expect(in_types[0].ndim == 1)
+
+    with pytest.raises(type_check.InvalidType) as info:
+        type_check.diagnose(check, (None,), 'Foo')
+    assert (info.value.expect, info.value.actual) == (
+        'in_types[0] is an array', "in_types[0] is <class 'NoneType'>")
 
 
 def test_diagnose_keeps_a_custom_message():

@@ -846,7 +846,11 @@ def diagnose(check_fn: Callable[[TypeInfoTuple], Any], in_data: Sequence[Any], l
     header = f'Invalid operation is performed in: {label} ({phase})\n'
     with _full_mode:
         try:
-            check_fn(get_types(in_data, name, accept_none))
+            types = get_types(in_data, name, accept_none)
+        except InvalidType as error:
+            raise _labelled(_named_non_array(check_fn, in_data, name, error), header) from None
+        try:
+            check_fn(types)
         except InvalidType as error:
             raise _labelled(error, header) from error.__cause__
         except Exception as error:
@@ -859,6 +863,31 @@ def diagnose(check_fn: Callable[[TypeInfoTuple], Any], in_data: Sequence[Any], l
             'not depend on the mode (type_check.in_light_mode()).\n')) from light_error
     if light_error is not None:
         raise light_error
+
+
+def _is_array(value: Any) -> bool:
+    return hasattr(value, 'shape') and hasattr(value, 'dtype')
+
+
+def _named_non_array(check_fn: Callable[[TypeInfoTuple], Any], in_data: Sequence[Any],
+                     name: str, error: InvalidType) -> InvalidType:
+    """``error`` (an input is not an array), naming the input as the check names it.
+
+    The check runs once more with None standing for every non-array input,
+    only to learn the names it gives its inputs (``type_check._argname``).
+    """
+    data = tuple(in_data)
+    types = get_types([x if _is_array(x) else None for x in data], name, accept_none=True)
+    try:
+        check_fn(types)
+    except Exception:  # noqa: BLE001, S110 - the names are all this run is for
+        pass
+    for index, (value, info) in enumerate(zip(data, types)):
+        default = f'{name}[{index}]'
+        if not _is_array(value) and info.name != default:
+            return InvalidType(f'{info.name} ({default}) is an array',
+                               f'{info.name} is {_render(type(value))}')
+    return error
 
 
 def _labelled(error: InvalidType, header: str) -> InvalidType:

@@ -137,6 +137,8 @@ def linear(x: Any, W: Any, b: Any = None, n_batch_axes: int = 1) -> Variable:
         >>> F.linear(x, W, np.ones(3, dtype=np.float32)).array
         array([[ 2.,  4., -1.]], dtype=float32)
     """
+    if not hasattr(x, 'ndim'):
+        raise TypeError(f'linear: x must be an array or a Variable; got {type(x).__name__}')
     if isinstance(n_batch_axes, bool) or not isinstance(n_batch_axes, int) or n_batch_axes < 1:
         raise ValueError(f'n_batch_axes must be a positive int; got {n_batch_axes!r}')
     if x.ndim <= n_batch_axes:

@@ -55,6 +55,26 @@ def as_tuple(value: Any, nd: int, name: str, minimum: int = 1) -> tuple[int, ...
     return result
 
 
+def size_argument(who: str, name: str, value: Any) -> Any:
+    """Checks a link's size argument (``in_size``, ``out_size``).
+
+    An int must not be negative; a string, a float or a bool is refused. A
+    shape tuple passes unchanged, as Chainer lets it (a parameter of that
+    shape).
+
+    Raises:
+        TypeError: For a string, a float or a bool.
+        ValueError: For a negative int.
+    """
+    if isinstance(value, (str, bytes, float, bool, numpy.bool_, numpy.floating)):
+        raise TypeError(f'{who}: {name} must be an int; got {value!r}')
+    if isinstance(value, (int, numpy.integer)):
+        if value < 0:
+            raise ValueError(f'{who}: {name} must not be negative; got {value}')
+        return int(value)
+    return value
+
+
 def as_groups(groups: Any) -> int:
     """Validates the number of groups (a positive int)."""
     if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:

@@ -36,6 +36,9 @@ class Bilinear(link.Link):
     def __init__(self, left_size: int, right_size: int, out_size: int, nobias: bool = False,
                  initialW: Any = None, initial_bias: Any = None) -> None:
         super().__init__()
+        left_size = _util.size_argument('Bilinear', 'left_size', left_size)
+        right_size = _util.size_argument('Bilinear', 'right_size', right_size)
+        out_size = _util.size_argument('Bilinear', 'out_size', out_size)
         self.in_sizes = (left_size, right_size)
         self.out_size = out_size
         self.nobias = nobias

@@ -32,6 +32,8 @@ class EmbedID(link.Link):
     def __init__(self, in_size: int, out_size: int, initialW: Any = None,
                  ignore_label: int | None = None) -> None:
         super().__init__()
+        in_size = _util.size_argument('EmbedID', 'in_size', in_size)
+        out_size = _util.size_argument('EmbedID', 'out_size', out_size)
         self.ignore_label = ignore_label
         initializer = initializers.Normal(1.0) if initialW is None else \
             _util.get_initializer(initialW)

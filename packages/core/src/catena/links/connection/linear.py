@@ -43,6 +43,9 @@ class Linear(link.Link):
             in_size, out_size = None, in_size
         if out_size is None:
             raise ValueError('Linear needs an out_size; got None')
+        out_size = _util.size_argument('Linear', 'out_size', out_size)
+        if in_size is not None:
+            in_size = _util.size_argument('Linear', 'in_size', in_size)
         self.in_size = in_size
         self.out_size = out_size
         with self.init_scope():

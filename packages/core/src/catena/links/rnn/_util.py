@@ -12,6 +12,19 @@ from catena.functions.array.split_axis import split_axis
 from catena.variable import Variable
 
 
+def sizes(who: str, in_size: Any, out_size: Any) -> tuple[Any, Any]:
+    """Checks the ``(in_size, out_size)`` of a recurrent link; ``in_size`` may be None.
+
+    Raises:
+        TypeError: If a size is not an int.
+        ValueError: If a size is negative.
+    """
+    from catena.links.connection._util import size_argument
+
+    out = size_argument(who, 'out_size', out_size)
+    return (None if in_size is None else size_argument(who, 'in_size', in_size)), out
+
+
 def get_initializer(initializer: Any) -> Any:
     """Turns an ``*_init`` argument into an initializer.
 

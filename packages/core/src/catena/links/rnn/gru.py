@@ -37,6 +37,7 @@ class GRUBase(link.Chain):
             in_size, out_size = None, in_size
         if out_size is None:
             raise ValueError(f'{type(self).__name__} needs an out_size; got None')
+        in_size, out_size = _util.sizes(type(self).__name__, in_size, out_size)
         super().__init__()
         with self.init_scope():
             self.W_r = Linear(in_size, out_size, initialW=init, initial_bias=bias_init)

@@ -44,6 +44,7 @@ class LSTMBase(link.Chain):
             in_size, out_size = None, in_size
         if out_size is None:
             raise ValueError(f'{type(self).__name__} needs an out_size; got None')
+        in_size, out_size = _util.sizes(type(self).__name__, in_size, out_size)
         super().__init__()
         self.state_size = out_size
         self.lateral_init = lateral_init
