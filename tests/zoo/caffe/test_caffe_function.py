@@ -184,15 +184,68 @@ def test_strict_raises_on_unknown_layer(tmp_path: pathlib.Path) -> None:
         caffe.CaffeFunction(unknown_layer_net(tmp_path), strict=True)
 
 
-def test_unsupported_configuration(tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize('strict', [False, True])
+def test_unsupported_configuration_raises(tmp_path: pathlib.Path, strict: bool) -> None:
     net = schema.NetParameter()
     add(net, 'Pooling', 'pool', ['x'], ['y'], pooling_param={'pool': 2, 'kernel_size': 2})
     path = save(tmp_path, net)
-    with pytest.warns(caffe.UnsupportedCaffeLayerWarning, match='STOCHASTIC pooling'):
-        func = caffe.CaffeFunction(path)
-    assert func.layers == []
-    with pytest.raises(caffe.UnsupportedCaffeLayerError, match='STOCHASTIC pooling'):
-        caffe.CaffeFunction(path, strict=True)
+    with pytest.raises(caffe.UnsupportedCaffeLayerError, match="'pool'.*STOCHASTIC pooling"):
+        caffe.CaffeFunction(path, strict=strict)
+
+
+def test_inner_product_along_the_batch_axis_is_unsupported(tmp_path: pathlib.Path) -> None:
+    net = schema.NetParameter()
+    add(net, 'InnerProduct', 'fc', ['x'], ['y'], [W_FC],
+        inner_product_param={'num_output': 5, 'axis': 0})
+    with pytest.raises(caffe.UnsupportedCaffeLayerError, match='axis 0'):
+        caffe.CaffeFunction(save(tmp_path, net))
+
+
+def test_import_errors_are_runtime_errors_as_in_chainer(tmp_path: pathlib.Path) -> None:
+    net = schema.NetParameter()
+    add(net, 'Pooling', 'pool', ['x'], ['y'], pooling_param={'pool': 2, 'kernel_size': 2})
+    with pytest.raises(RuntimeError):
+        caffe.CaffeFunction(save(tmp_path, net))
+    net = schema.NetParameter()
+    add(net, 'InnerProduct', 'fc', ['x'], ['y'], inner_product_param={'num_output': 5})
+    with pytest.raises(RuntimeError) as info:
+        caffe.CaffeFunction(save(tmp_path, net))
+    assert isinstance(info.value, caffe.CaffeFormatError)
+    assert isinstance(info.value, ValueError)
+
+
+def test_split_map(tmp_path: pathlib.Path) -> None:
+    net = schema.NetParameter()
+    add(net, 'Split', 'split', ['x'], ['a', 'b'])
+    add(net, 'TanH', 'tanh', ['b'], ['y'])
+    func = caffe.CaffeFunction(save(tmp_path, net))
+    assert func.split_map == {'a': 'x', 'b': 'x'}
+    y, = func(inputs={'x': X}, outputs=['y'])
+    np.testing.assert_allclose(y.array, np.tanh(X), rtol=1e-6)
+
+
+def test_engine_fields_are_read_and_ignored(tmp_path: pathlib.Path) -> None:
+    net = schema.NetParameter()
+    add(net, 'Softmax', 'prob', ['x'], ['p'], softmax_param={'engine': 2})
+    add(net, 'ReLU', 'relu', ['x'], ['r'], relu_param={'engine': 1})
+    add(net, 'Sigmoid', 'sigmoid', ['x'], ['s'], sigmoid_param={'engine': 2})
+    add(net, 'TanH', 'tanh', ['x'], ['t'], tanh_param={'engine': 1})
+    add(net, 'Pooling', 'pool', ['x'], ['m'],
+        pooling_param={'pool': 0, 'kernel_size': 2, 'stride': 2, 'engine': 2})
+    add(net, 'LRN', 'lrn', ['x'], ['n'], lrn_param={'engine': 1})
+    add(net, 'Convolution', 'conv', ['x'], ['c'], [W_CONV],
+        convolution_param={'num_output': 4, 'kernel_size': [3], 'bias_term': False,
+                           'engine': 2})
+    path = save(tmp_path, net)
+    read = schema.NetParameter.FromString(path.read_bytes())
+    assert read.layer[0].softmax_param.engine == schema.message_class(
+        'SoftmaxParameter').CUDNN
+    func = caffe.CaffeFunction(path, strict=True)
+    p, r, m = func(inputs={'x': X}, outputs=['p', 'r', 'm'])
+    e = np.exp(X - X.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(p.array, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+    np.testing.assert_array_equal(r.array, np.maximum(X, 0))
+    np.testing.assert_array_equal(m.array, X.reshape(2, 3, 3, 2, 3, 2).max(axis=(3, 5)))
 
 
 def test_v1_unknown_type_is_named(tmp_path: pathlib.Path) -> None:
@@ -296,3 +349,35 @@ def test_accuracy_layer_on_a_label_axis_and_with_every_label_ignored(
     assert none.array == 0
     with pytest.raises(ValueError, match=r'labels must be in \[0, 3\)'):
         func(inputs={'score': score, 'label': label * 3}, outputs=['acc'])
+
+
+def test_softmax_with_loss_without_labels_names_the_layer(tmp_path: pathlib.Path) -> None:
+    net = schema.NetParameter()
+    add(net, 'SoftmaxWithLoss', 'loss', ['x'], ['loss'])
+    func = caffe.CaffeFunction(save(tmp_path, net))
+    with pytest.raises(ValueError, match="SoftmaxWithLoss layer 'loss' takes 2 bottoms.*gives "
+                                         "it 1"):
+        func(inputs={'x': X[:, :, 0, 0]}, outputs=['loss'])
+
+
+@pytest.mark.parametrize('pool', [0, 1])
+def test_pooling_of_an_input_that_is_not_4d(tmp_path: pathlib.Path, pool: int) -> None:
+    net = schema.NetParameter()
+    add(net, 'Pooling', 'pool', ['x'], ['y'],
+        pooling_param={'pool': pool, 'kernel_size': 2, 'pad': 1})
+    func = caffe.CaffeFunction(save(tmp_path, net))
+    with pytest.raises(ValueError, match='4-D'):
+        func(inputs={'x': X[:, :, 0]}, outputs=['y'])
+
+
+def test_accuracy_with_a_per_class_top_is_skipped_like_an_unknown_type(
+        tmp_path: pathlib.Path) -> None:
+    net = schema.NetParameter()
+    add(net, 'Accuracy', 'acc', ['x', 'label'], ['accuracy', 'per_class'])
+    add(net, 'TanH', 'tanh', ['x'], ['y'])
+    path = save(tmp_path, net)
+    with pytest.warns(caffe.UnsupportedCaffeLayerWarning, match="'acc'.*per-class.*skipped"):
+        func = caffe.CaffeFunction(path)
+    assert [name for name, _, _ in func.layers] == ['tanh']
+    with pytest.raises(caffe.UnsupportedCaffeLayerError, match='per-class'):
+        caffe.CaffeFunction(path, strict=True)

@@ -58,7 +58,7 @@ def max_pooling(x: Any, ksize: tuple[int, int], stride: tuple[int, int],
         The pooled variable.
     """
     out = _output_size(x.shape[2:], ksize, stride, pad, ceil)
-    y = F.max_pooling_2d(x, ksize, stride, pad, cover_all=True)
+    y = F.max_pooling_2d(x, ksize, stride=stride, pad=pad)
     assert isinstance(y, variable.Variable)
     return _crop(y, out)
 
@@ -100,6 +100,9 @@ def average_pooling(x: Any, ksize: tuple[int, int], stride: tuple[int, int],
 
 def _output_size(size: Sequence[int], ksize: tuple[int, int], stride: tuple[int, int],
                  pad: tuple[int, int], ceil: bool) -> tuple[int, int]:
+    if len(size) != 2:
+        raise ValueError(f'Pooling takes a 4-D input (N, C, H, W); got one with '
+                         f'{len(size) + 2} axes')
     any_pad = pad[0] > 0 or pad[1] > 0
     return (pooled_size(size[0], ksize[0], stride[0], pad[0], ceil, any_pad),
             pooled_size(size[1], ksize[1], stride[1], pad[1], ceil, any_pad))
@@ -129,7 +132,7 @@ def lrn_across_channels(x: Any, size: int, alpha: float, beta: float,
         The normalised variable.
     """
     if size % 2 == 1:
-        return F.local_response_normalization(x, size, k, alpha / size, beta)
+        return F.local_response_normalization(x, n=size, k=k, alpha=alpha / size, beta=beta)
     channels = x.shape[1]
     before = (size - 1) // 2
     widths = [(0, 0), (before, size - 1 - before)] + [(0, 0)] * (x.ndim - 2)

@@ -5,7 +5,7 @@ and one layer message (``LayerParameter``, or ``V1LayerParameter`` for the
 old format: both carry ``name``, ``bottom``, ``top``, ``blobs`` and the
 ``*_param`` fields used here), and registers the layer's forward step with
 ``func.add_layer``. A configuration the importer cannot emulate raises
-:class:`Unsupported`; a layer whose stored weights do not fit its own
+:class:`Unsupported` (or :class:`Skipped`); a layer whose stored weights do not fit its own
 parameters raises :class:`BadLayer`.
 """
 
@@ -45,7 +45,15 @@ V1_TYPE_NAMES: dict[str, str] = {
 
 
 class Unsupported(Exception):
-    """The layer's type or configuration cannot be emulated."""
+    """The layer's configuration cannot be emulated (the import fails, as in Chainer)."""
+
+
+class Skipped(Unsupported):
+    """A configuration that cannot be emulated, of a type Chainer did not import.
+
+    Chainer skipped every layer of such a type with a warning, so the layer
+    is skipped like one of an unknown type (an error only with ``strict``).
+    """
 
 
 class BadLayer(Exception):
@@ -230,6 +238,9 @@ def deconvolution(func: Any, layer: Any) -> None:
 def inner_product(func: Any, layer: Any) -> None:
     """InnerProduct -> :class:`catena.links.Linear` (``axis`` and ``transpose`` honoured)."""
     p = param(layer, 'inner_product_param')
+    axis = int(p.axis)
+    if axis == 0:
+        raise Unsupported('InnerProduct with axis 0 (the batch axis must stay)')
     weights = blob_array(layer, 0, 'weights')
     out_size = int(p.num_output)
     if not out_size:
@@ -247,7 +258,9 @@ def inner_product(func: Any, layer: Any) -> None:
     bias = _bias(layer, p, out_size)
     link = L.Linear(weights.shape[1], out_size, nobias=bias is None, initialW=weights,
                     initial_bias=bias)
-    axis = int(p.axis)
+    if axis == 1:
+        func.add_layer(layer, _call_link, link)
+        return
 
     def forward(link: Any, x: Any) -> Any:
         return link(x, n_batch_axes=axis if axis >= 0 else axis + x.ndim)
@@ -283,10 +296,11 @@ def batch_norm(func: Any, layer: Any) -> None:
     if p.use_global_stats:
         def forward(link: Any, x: Any) -> Any:
             with configuration.using_config('train', False):
-                return link(x)
-        func.add_layer(layer, forward, link)
+                return link(x, finetune=False)
     else:
-        func.add_layer(layer, _call_link, link)
+        def forward(link: Any, x: Any) -> Any:
+            return link(x, finetune=False)
+    func.add_layer(layer, forward, link)
 
 
 @_converter('Scale')
@@ -294,7 +308,8 @@ def scale(func: Any, layer: Any) -> None:
     """Scale -> :class:`catena.links.Scale` holding ``W`` (one bottom) and the bias.
 
     With two bottoms the second one is the scale. ``axis`` may be negative
-    and ``num_axes`` any value (the blob's shape decides the broadcast).
+    (the link then only holds the parameters) and ``num_axes`` any value
+    (the blob's shape decides the broadcast).
     """
     p = param(layer, 'scale_param')
     axis = int(p.axis)
@@ -313,14 +328,14 @@ def scale(func: Any, layer: Any) -> None:
         link.W.array[...] = weights
         if getattr(link, 'bias', None) is not None:
             link.bias.b.array[...] = blob_array(layer, 1, 'bias').reshape(weights.shape)
-        func.add_layer(layer, learned_scale, link)
+        func.add_layer(layer, _call_link if axis >= 0 else learned_scale, link)
         return
     bias_values = blob_array(layer, 0, 'bias') if p.bias_term else None
     link = L.Scale(axis, None, bias_values is not None,
                    None if bias_values is None else bias_values.shape)
     if getattr(link, 'bias', None) is not None:
         link.bias.b.array[...] = bias_values
-    func.add_layer(layer, given_scale, link)
+    func.add_layer(layer, _call_link if axis >= 0 else given_scale, link)
 
 
 @_converter('PReLU')
@@ -353,8 +368,12 @@ def input_(func: Any, layer: Any) -> None:
 
 @_converter('Split')
 def split(func: Any, layer: Any) -> None:
-    """Split: every top is the bottom."""
+    """Split: every top is the bottom (also recorded in ``func.split_map``)."""
+    if len(layer.bottom) != 1:
+        raise BadLayer(f'it has {len(layer.bottom)} bottoms; expected 1')
     count = len(layer.top)
+    for top in layer.top:
+        func.split_map[str(top)] = str(layer.bottom[0])
 
     def forward(x: Any) -> tuple[Any, ...]:
         return (x,) * count
@@ -370,7 +389,7 @@ def concat(func: Any, layer: Any) -> None:
         p.concat_dim)
 
     def forward(*xs: Any) -> Any:
-        return F.concat(xs, axis)
+        return F.concat(xs, axis=axis)
 
     func.add_layer(layer, forward)
 
@@ -388,7 +407,7 @@ def slice_(func: Any, layer: Any) -> None:
     sections: Any = points if points else len(layer.top)
 
     def forward(x: Any) -> Any:
-        return F.split_axis(x, sections, axis)
+        return F.split_axis(x, indices_or_sections=sections, axis=axis)
 
     func.add_layer(layer, forward)
 
@@ -399,7 +418,7 @@ def dropout(func: Any, layer: Any) -> None:
     ratio = float(param(layer, 'dropout_param').dropout_ratio)
 
     def forward(x: Any) -> Any:
-        return F.dropout(x, ratio)
+        return F.dropout(x, ratio=ratio)
 
     func.add_layer(layer, forward)
 
@@ -430,8 +449,13 @@ def pooling(func: Any, layer: Any) -> None:
     pool = _functions.max_pooling if p.pool == p.MAX else _functions.average_pooling
     ceil = p.round_mode == p.CEIL
     if p.global_pooling:
+        # One window over the whole unpadded input: catena's pooling is exact.
+        is_max = p.pool == p.MAX
+
         def forward(x: Any) -> Any:
-            return pool(x, tuple(x.shape[2:]), (1, 1), (0, 0), ceil)
+            if is_max:
+                return F.max_pooling_2d(x, tuple(x.shape[2:]), stride=1, pad=0)
+            return F.average_pooling_2d(x, tuple(x.shape[2:]), stride=1, pad=0)
     else:
         ksize = _spatial(p, 'kernel', None)
         stride = _spatial(p, 'stride', 1)
@@ -451,7 +475,7 @@ def relu(func: Any, layer: Any) -> None:
         return
 
     def forward(x: Any) -> Any:
-        return F.leaky_relu(x, slope)
+        return F.leaky_relu(x, slope=slope)
 
     func.add_layer(layer, forward)
 
@@ -506,7 +530,8 @@ def reshape(func: Any, layer: Any) -> None:
     axis, num_axes = int(p.axis), int(p.num_axes)
 
     def forward(x: Any) -> Any:
-        return F.reshape(x, _functions.reshape_shape(x.shape, dims, axis, num_axes))
+        return F.reshape(x, shape=list(_functions.reshape_shape(x.shape, dims, axis,
+                                                                num_axes)))
 
     func.add_layer(layer, forward)
 
@@ -548,9 +573,12 @@ def eltwise(func: Any, layer: Any) -> None:
 def softmax(func: Any, layer: Any) -> None:
     """Softmax along ``axis``."""
     axis = int(param(layer, 'softmax_param').axis)
+    if axis == 1:
+        func.add_layer(layer, F.softmax)
+        return
 
     def forward(x: Any) -> Any:
-        return F.softmax(x, axis)
+        return F.softmax(x, axis=axis)
 
     func.add_layer(layer, forward)
 
@@ -570,8 +598,13 @@ def softmax_with_loss(func: Any, layer: Any) -> None:
     else:
         mode = p.BATCH_SIZE if p.HasField('normalize') and not p.normalize else p.VALID
     ignore_label = int(p.ignore_label) if p.HasField('ignore_label') else -1
+    name = str(layer.name)
 
-    def forward(x: Any, t: Any) -> Any:
+    def forward(*xs: Any) -> Any:
+        if len(xs) != 2:
+            raise ValueError(f'SoftmaxWithLoss layer {name!r} takes 2 bottoms (scores and '
+                             f'labels); the network gives it {len(xs)}')
+        x, t = xs
         labels = t.array if isinstance(t, variable.Variable) else t
         canonical = axis if axis >= 0 else axis + x.ndim
         labels = labels.reshape(x.shape[:canonical] + x.shape[canonical + 1:])
@@ -600,7 +633,7 @@ def accuracy(func: Any, layer: Any) -> None:
     """
     p = param(layer, 'accuracy_param')
     if len(layer.top) > 1:
-        raise Unsupported('Accuracy layers with a per-class second top are not supported')
+        raise Skipped('Accuracy layers with a per-class second top are not supported')
     top_k = int(p.top_k)
     axis = int(p.axis)
     ignore_label = int(p.ignore_label) if p.HasField('ignore_label') else None

@@ -3,9 +3,11 @@
 There is no ``protoc`` at build time, so the descriptors are assembled here
 from a table: every message, field number, type and default below follows
 the published ``caffe.proto`` of BVLC Caffe (proto2, package ``caffe``).
-Only the messages and fields the importer uses are declared; protobuf keeps
-every other field of a real caffemodel as an unknown field and the importer
-never looks at it.
+Only the messages and fields the importer uses are declared, plus each
+layer's ``engine`` (which the importer ignores: every engine computes the
+same), so that code building caffemodels as for Caffe can set it; protobuf
+keeps every other field of a real caffemodel as an unknown field and the
+importer never looks at it.
 
 The message classes are module attributes (``NetParameter``,
 ``LayerParameter``, ``V1LayerParameter``, ``BlobProto``, ``BlobShape`` and
@@ -37,8 +39,12 @@ _SCALAR_TYPES = {
     'string': _F.TYPE_STRING,
 }
 
+# caffe.proto nests the same Engine enum in every message that has an engine field.
+_ENGINE = [('DEFAULT', 0), ('CAFFE', 1), ('CUDNN', 2)]
+
 # Enums nested in a message: {message: {enum: [(value name, number), ...]}}.
 _ENUMS: dict[str, dict[str, list[tuple[str, int]]]] = {
+    'ConvolutionParameter': {'Engine': _ENGINE},
     'EltwiseParameter': {'EltwiseOp': [('PROD', 0), ('SUM', 1), ('MAX', 2)]},
     # caffe.proto declares Phase at the top level (caffe.Phase); nesting it here
     # keeps its numbers and text names, which is all the wire and text formats see.
@@ -46,11 +52,19 @@ _ENUMS: dict[str, dict[str, list[tuple[str, int]]]] = {
     'LossParameter': {
         'NormalizationMode': [('FULL', 0), ('VALID', 1), ('BATCH_SIZE', 2), ('NONE', 3)],
     },
-    'LRNParameter': {'NormRegion': [('ACROSS_CHANNELS', 0), ('WITHIN_CHANNEL', 1)]},
+    'LRNParameter': {
+        'NormRegion': [('ACROSS_CHANNELS', 0), ('WITHIN_CHANNEL', 1)],
+        'Engine': _ENGINE,
+    },
     'PoolingParameter': {
         'PoolMethod': [('MAX', 0), ('AVE', 1), ('STOCHASTIC', 2)],
+        'Engine': _ENGINE,
         'RoundMode': [('CEIL', 0), ('FLOOR', 1)],
     },
+    'ReLUParameter': {'Engine': _ENGINE},
+    'SigmoidParameter': {'Engine': _ENGINE},
+    'SoftmaxParameter': {'Engine': _ENGINE},
+    'TanHParameter': {'Engine': _ENGINE},
     'V1LayerParameter': {
         'LayerType': [
             ('NONE', 0), ('ABSVAL', 35), ('ACCURACY', 1), ('ARGMAX', 30), ('BNLL', 2),
@@ -176,6 +190,7 @@ _MESSAGES: dict[str, list[_Row]] = {
         _opt('stride_h', 13, 'uint32'),
         _opt('stride_w', 14, 'uint32'),
         _opt('group', 5, 'uint32', 1),
+        _opt('engine', 15, 'Engine', 'DEFAULT'),
         _opt('axis', 16, 'int32', 1),
         _opt('force_nd_im2col', 17, 'bool', False),
     ],
@@ -208,6 +223,7 @@ _MESSAGES: dict[str, list[_Row]] = {
         _opt('beta', 3, 'float', 0.75),
         _opt('norm_region', 4, 'NormRegion', 'ACROSS_CHANNELS'),
         _opt('k', 5, 'float', 1.0),
+        _opt('engine', 6, 'Engine', 'DEFAULT'),
     ],
     'PoolingParameter': [
         _opt('pool', 1, 'PoolMethod', 'MAX'),
@@ -220,6 +236,7 @@ _MESSAGES: dict[str, list[_Row]] = {
         _opt('stride', 3, 'uint32', 1),
         _opt('stride_h', 7, 'uint32'),
         _opt('stride_w', 8, 'uint32'),
+        _opt('engine', 11, 'Engine', 'DEFAULT'),
         _opt('global_pooling', 12, 'bool', False),
         _opt('round_mode', 13, 'RoundMode', 'CEIL'),
     ],
@@ -229,7 +246,10 @@ _MESSAGES: dict[str, list[_Row]] = {
         _opt('shift', 3, 'float', 0.0),
     ],
     'PReLUParameter': [_opt('channel_shared', 2, 'bool', False)],
-    'ReLUParameter': [_opt('negative_slope', 1, 'float', 0.0)],
+    'ReLUParameter': [
+        _opt('negative_slope', 1, 'float', 0.0),
+        _opt('engine', 2, 'Engine', 'DEFAULT'),
+    ],
     'ReshapeParameter': [
         _opt('shape', 1, 'BlobShape'),
         _opt('axis', 2, 'int32', 0),
@@ -240,14 +260,17 @@ _MESSAGES: dict[str, list[_Row]] = {
         _opt('num_axes', 2, 'int32', 1),
         _opt('bias_term', 4, 'bool', False),
     ],
-    'SigmoidParameter': [],
-    'SoftmaxParameter': [_opt('axis', 2, 'int32', 1)],
+    'SigmoidParameter': [_opt('engine', 1, 'Engine', 'DEFAULT')],
+    'SoftmaxParameter': [
+        _opt('engine', 1, 'Engine', 'DEFAULT'),
+        _opt('axis', 2, 'int32', 1),
+    ],
     'SliceParameter': [
         _opt('axis', 3, 'int32', 1),
         _rep('slice_point', 2, 'uint32'),
         _opt('slice_dim', 1, 'uint32', 1),
     ],
-    'TanHParameter': [],
+    'TanHParameter': [_opt('engine', 1, 'Engine', 'DEFAULT')],
 }
 
 

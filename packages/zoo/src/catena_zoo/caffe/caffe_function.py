@@ -39,11 +39,14 @@ class CaffeFunction(link.Chain):
     Slice, Softmax, SoftmaxWithLoss, Split and TanH, plus the types other
     plugins add through the ``catena_caffe_layers`` hook.
 
-    Layers of other types, or supported types in a configuration that
-    cannot be emulated (stochastic pooling, 3-D convolution, ...), are
-    skipped with an :class:`UnsupportedCaffeLayerWarning`; with
-    ``strict=True`` they raise :class:`UnsupportedCaffeLayerError` instead.
-    Layers that are in-place in Caffe (``top`` equal to ``bottom``) work.
+    Layers of other types are skipped with an
+    :class:`UnsupportedCaffeLayerWarning`, and so are Accuracy layers with
+    a per-class second top; with ``strict=True`` they raise
+    :class:`UnsupportedCaffeLayerError` instead. Another supported type in a
+    configuration that cannot be emulated (stochastic pooling, 3-D
+    convolution, ...) always raises :class:`UnsupportedCaffeLayerError` (a
+    :class:`RuntimeError`, as in Chainer). Layers that are in-place in Caffe
+    (``top`` equal to ``bottom``) work.
 
     .. admonition:: Example
 
@@ -59,19 +62,23 @@ class CaffeFunction(link.Chain):
             layer's bottom variables).
         layers (list): ``(layer name, bottom blob names, top blob names)`` in
             execution order.
+        split_map (dict): Each top blob of a Split layer, mapped to the
+            bottom blob it copies.
 
     Raises:
         FileNotFoundError: If ``model_path`` does not exist.
         CaffeFormatError: If the file is not a readable caffemodel, or a
             layer's stored blobs do not fit the layer.
-        UnsupportedCaffeLayerError: With ``strict=True``, for a layer that
-            cannot be emulated.
+        UnsupportedCaffeLayerError: For a layer configuration that cannot
+            be emulated, and with ``strict=True`` for a layer of an unknown
+            type.
     """
 
     def __init__(self, model_path: str | os.PathLike[str], strict: bool = False) -> None:
         super().__init__()
         self.forwards: dict[str, Callable[..., Any]] = {}
         self.layers: list[tuple[str, list[str], list[str]]] = []
+        self.split_map: dict[str, str] = {}
         self._steps: list[_Step] = []
         self._skipped: dict[str, str] = {}  # top blob -> the skipped layer that made it
         net = _reader.read_net_parameter(model_path)
@@ -83,13 +90,17 @@ class CaffeFunction(link.Chain):
                        for i, layer in enumerate(net.layers)]
         for type_name, layer, where in entries:
             converter = converters.get(type_name)
+            if converter is None:
+                self._unsupported(layer, type_name, f'CaffeFunction does not support '
+                                  f'{type_name!r} layers', strict)
+                continue
             try:
-                if converter is None:
-                    raise _layers.Unsupported(f'CaffeFunction does not support {type_name!r} '
-                                              'layers')
                 converter(self, layer)
-            except _layers.Unsupported as err:
+            except _layers.Skipped as err:
                 self._unsupported(layer, type_name, str(err), strict)
+            except _layers.Unsupported as err:
+                raise UnsupportedCaffeLayerError(
+                    f'layer {layer.name!r} (type {type_name}): {err}') from None
             except _layers.BadLayer as err:
                 raise CaffeFormatError(model_path, f'{type_name} layer: {err}',
                                        f'{where} ({layer.name!r})') from None

@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 
 
-class CaffeFormatError(ValueError):
+class CaffeFormatError(ValueError, RuntimeError):
     """A file that is not a readable binary caffemodel (``NetParameter``).
+
+    It is a :class:`ValueError`, and also a :class:`RuntimeError`, which
+    Chainer's importer raised for a layer it could not convert.
 
     Args:
         path: The file that was read.
@@ -35,12 +38,15 @@ class CaffeFormatError(ValueError):
         super().__init__(f'{self.path!r} is not a readable caffemodel: {where}{reason}')
 
 
-class UnsupportedCaffeLayerError(ValueError):
+class UnsupportedCaffeLayerError(ValueError, RuntimeError):
     """A layer whose type or configuration the importer cannot emulate.
 
-    Raised by ``CaffeFunction(..., strict=True)``; without ``strict`` the same
-    message is given as an :class:`UnsupportedCaffeLayerWarning` and the
-    layer is skipped.
+    Raised for a supported type in a configuration that cannot be emulated
+    (stochastic pooling, 3-D convolution, ...), as Chainer raised a
+    :class:`RuntimeError`, and for a layer of an unknown type with
+    ``CaffeFunction(..., strict=True)``; without ``strict`` an unknown type
+    is given as an :class:`UnsupportedCaffeLayerWarning` and the layer is
+    skipped.
     """
 
 
