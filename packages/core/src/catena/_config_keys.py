@@ -48,6 +48,16 @@ def _parse_dtype(text: str) -> Any:
     raise ValueError(f"expected float16, float32, float64 or mixed16, got {text!r}")
 
 
+def _parse_positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"expected a positive number, got {text!r}") from None
+    if not value > 0 or value == float('inf'):
+        raise ValueError(f"expected a positive number, got {text!r}")
+    return value
+
+
 CORE_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey('autotune', False),
     ConfigKey('compute_mode', None),
@@ -55,11 +65,14 @@ CORE_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey('cudnn_fast_batch_normalization', False,
               'CUDNN_FAST_BATCH_NORMALIZATION', _parse_flag),
     ConfigKey('debug', False, 'DEBUG', _parse_flag),
+    ConfigKey('download_deadline', 600.0, 'DOWNLOAD_DEADLINE', _parse_positive),
+    ConfigKey('download_timeout', 30.0, 'DOWNLOAD_TIMEOUT', _parse_positive),
     ConfigKey('dtype', numpy.dtype(numpy.float32), 'DTYPE', _parse_dtype),
     ConfigKey('enable_backprop', True),
     ConfigKey('in_recomputing', False),
     ConfigKey('keep_graph_on_report', False, 'KEEP_GRAPH_ON_REPORT', _parse_flag),
     ConfigKey('lazy_grad_sum', False, 'LAZY_GRAD_SUM', _parse_flag),
+    ConfigKey('load_max_expansion', 100.0, 'LOAD_MAX_EXPANSION', _parse_positive),
     ConfigKey('schedule_func', None),
     ConfigKey('train', True),
     ConfigKey('type_check', True, 'TYPE_CHECK', _parse_flag),

@@ -34,6 +34,21 @@ the cache directory and moved into place with :func:`os.replace`. An interrupted
 transfer leaves ``<file>.part``, which the next attempt resumes with an HTTP
 ``Range`` request when the server honours it.
 
+Time limits: each connection and each read waits at most
+``catena.config.download_timeout`` seconds (30 by default; environment variable
+``CATENA_DOWNLOAD_TIMEOUT`` or ``CHAINER_DOWNLOAD_TIMEOUT``) for the server, and
+a download gives up, retries included, after ``catena.config.download_deadline``
+seconds (600 by default; ``CATENA_DOWNLOAD_DEADLINE`` or
+``CHAINER_DOWNLOAD_DEADLINE``; a read already waiting may overrun it by one
+timeout), so a server that accepts and never answers, or trickles, cannot
+stall a program for longer. The error says which to raise for a slow link.
+
+Damaged caches: a cached ``.npz`` is read with catena's own reader (never
+unpickled, bounded in memory, see :func:`load_npz_cache`); a truncated or
+corrupt cache file raises :class:`~catena.serializers.FileFormatError` naming
+the file and saying to delete it, which makes the next run fetch and build it
+again.
+
 The HTTP client is ``requests`` when installed, :mod:`urllib` otherwise.
 """
 
@@ -47,12 +62,13 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Callable, Iterator
 from typing import IO, Any, TypeVar
 
-import numpy
-
-from catena import _atomic
+from catena import _atomic, configuration
+from catena.serializers import _npz_reader
+from catena.serializers._errors import FileFormatError, UnsafeFileError
 
 _fcntl: Any
 _msvcrt: Any
@@ -88,7 +104,6 @@ _T = TypeVar('_T')
 
 _CHUNK = 1 << 16
 _RETRIES = 5
-_TIMEOUT = 60.0
 
 
 def _default_root() -> str:
@@ -292,8 +307,8 @@ class _Response:
         self.close = close
 
 
-def _open_requests(url: str, headers: dict[str, str]) -> _Response:
-    r = _http_client().get(url, headers=headers, stream=True, timeout=_TIMEOUT)
+def _open_requests(url: str, headers: dict[str, str], timeout: float) -> _Response:
+    r = _http_client().get(url, headers=headers, stream=True, timeout=timeout)
     if r.status_code == 416 or r.status_code >= 400:
         status = r.status_code
         r.close()
@@ -301,38 +316,100 @@ def _open_requests(url: str, headers: dict[str, str]) -> _Response:
             return _Response(416, None, iter(()), lambda: None)
         raise DownloadError(f'could not download {url}: HTTP {status}')
     length = r.headers.get('Content-Length')
+    # read1 returns what has arrived, so that the deadline is checked while a
+    # server trickles; iter_content waits for whole chunks.
+    read1 = getattr(r.raw, 'read1', None)
+    chunks = (r.iter_content(_CHUNK) if read1 is None
+              else _chunks(lambda: read1(_CHUNK, decode_content=True)))
     return _Response(r.status_code, int(length) if length is not None else None,
-                     r.iter_content(_CHUNK), r.close)
+                     chunks, r.close)
 
 
-def _open_urllib(url: str, headers: dict[str, str]) -> _Response:
+def _chunks(read: Callable[[], bytes]) -> Iterator[bytes]:
+    while True:
+        block = read()
+        if not block:
+            return
+        yield block
+
+
+def _open_urllib(url: str, headers: dict[str, str], timeout: float) -> _Response:
     request = urllib.request.Request(url, headers=headers)
     try:
-        resp = urllib.request.urlopen(request, timeout=_TIMEOUT)  # noqa: S310
+        resp = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310
     except urllib.error.HTTPError as e:
         if e.code == 416:
             return _Response(416, None, iter(()), lambda: None)
         raise DownloadError(f'could not download {url}: HTTP {e.code}') from e
 
-    def chunks() -> Iterator[bytes]:
-        while True:
-            block = resp.read(_CHUNK)
-            if not block:
-                return
-            yield block
-
     length = resp.headers.get('Content-Length')
     return _Response(resp.status, int(length) if length is not None else None,
-                     chunks(), resp.close)
+                     _chunks(lambda: resp.read1(_CHUNK)), resp.close)
 
 
-def _open(url: str, start: int) -> _Response:
+def _open(url: str, start: int, timeout: float) -> _Response:
     headers = {'User-Agent': 'catena-dataset-downloader'}
     if start > 0:
         headers['Range'] = f'bytes={start}-'
     if _http_client() is not None:
-        return _open_requests(url, headers)
-    return _open_urllib(url, headers)
+        return _open_requests(url, headers, timeout)
+    return _open_urllib(url, headers, timeout)
+
+
+def download_timeout() -> float:
+    """Seconds a connection or a read waits for the server (``config.download_timeout``)."""
+    return float(configuration.config.download_timeout)
+
+
+def download_deadline() -> float:
+    """Seconds one download may take, retries included (``config.download_deadline``)."""
+    return float(configuration.config.download_deadline)
+
+
+_LIMITS_HINT = ('raise catena.config.download_timeout (environment variable '
+                'CATENA_DOWNLOAD_TIMEOUT, now {timeout:g} s: how long a connection or a read '
+                'waits for the server) or catena.config.download_deadline '
+                '(CATENA_DOWNLOAD_DEADLINE, now {deadline:g} s: how long a download may take, '
+                'retries included) for a slow server')
+
+
+def _is_timeout(error: BaseException | None) -> bool:
+    seen = 0
+    while error is not None and seen < 8:
+        if isinstance(error, TimeoutError) or 'timed out' in str(error).lower():
+            return True
+        reason = getattr(error, 'reason', None)
+        if isinstance(reason, BaseException) and _is_timeout(reason):
+            return True
+        error = error.__cause__ or error.__context__
+        seen += 1
+    return False
+
+
+class _Clock:
+    """The overall deadline of one download."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.timeout = download_timeout()
+        self.deadline = download_deadline()
+        self._end = time.monotonic() + self.deadline
+
+    def remaining(self) -> float:
+        return self._end - time.monotonic()
+
+    def next_timeout(self) -> float:
+        """The timeout of the next request: the configured one, within the deadline."""
+        return max(min(self.timeout, self.remaining()), 0.01)
+
+    def check(self, last_error: BaseException | None = None) -> None:
+        if self.remaining() > 0:
+            return
+        detail = f' (last error: {last_error})' if last_error is not None else ''
+        raise DownloadError(
+            f'could not download {self.url} within the overall deadline of '
+            f'{self.deadline:g} s{detail}; '
+            + _LIMITS_HINT.format(timeout=self.timeout, deadline=self.deadline)) from last_error
 
 
 class _Progress:
@@ -365,23 +442,31 @@ def _network_error_types() -> tuple[type[BaseException], ...]:
     client = _http_client()
     if client is not None:
         errors += (client.exceptions.RequestException,)
+        try:
+            import urllib3.exceptions
+        except ImportError:  # pragma: no cover - requests depends on it
+            pass
+        else:
+            errors += (urllib3.exceptions.HTTPError,)
     return errors
 
 
 def _fetch(url: str, part: str, progress: _Progress) -> None:
     """Downloads ``url`` into ``part``, resuming what ``part`` already holds."""
     errors = _network_error_types()
+    clock = _Clock(url)
     last_error: BaseException | None = None
     for attempt in range(_RETRIES):
+        clock.check(last_error)
         start = os.path.getsize(part) if os.path.exists(part) else 0
         try:
-            resp = _open(url, start)
+            resp = _open(url, start, clock.next_timeout())
         except DownloadError:
             raise
         except errors as e:
             last_error = e
             if attempt + 1 < _RETRIES:
-                time.sleep(0.2 * (attempt + 1))
+                time.sleep(min(0.2 * (attempt + 1), max(clock.remaining(), 0.0)))
             continue
         try:
             if resp.status == 416:
@@ -398,6 +483,9 @@ def _fetch(url: str, part: str, progress: _Progress) -> None:
                         f.write(block)
                         done += len(block)
                         progress.update(done, total)
+                        clock.check()
+                except DownloadError:
+                    raise
                 except errors as e:
                     last_error = e
                     continue
@@ -409,8 +497,13 @@ def _fetch(url: str, part: str, progress: _Progress) -> None:
             return
         finally:
             resp.close()
+    hint = ''
+    if _is_timeout(last_error):
+        hint = '; the server did not answer in time: ' + _LIMITS_HINT.format(
+            timeout=clock.timeout, deadline=clock.deadline)
     raise DownloadError(
-        f'could not download {url} after {_RETRIES} attempts: {last_error}') from last_error
+        f'could not download {url} after {_RETRIES} attempts: {last_error}{hint}'
+    ) from last_error
 
 
 _DIGEST_NAMES = {'sha256': 'SHA-256', 'md5': 'MD5', 'sha1': 'SHA-1'}
@@ -550,18 +643,58 @@ def cache_or_load_file(path: str, creator: Callable[[str], _T],
         The object made by ``creator`` or ``loader``.
     """
     if os.path.exists(path):
-        return loader(path)
+        return _load_cached(path, loader)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with _FileLock(path + '.lock'):
         if os.path.exists(path):
-            return loader(path)
+            return _load_cached(path, loader)
         with _atomic.atomic_named_path(path) as temp_path:
             content = creator(temp_path)
     return content
 
 
+def _fresh_copy_hint(path: str) -> str:
+    return (f'{path!r} is a dataset cache file: delete it and run again, and catena '
+            'downloads and builds a fresh copy')
+
+
+def _load_cached(path: str, loader: Callable[[str], _T]) -> _T:
+    try:
+        return loader(path)
+    except FileFormatError:
+        raise
+    except (zipfile.BadZipFile, EOFError) as error:
+        raise FileFormatError(f'the cached file {path!r} is truncated or corrupt ({error}); '
+                              + _fresh_copy_hint(path)) from None
+
+
 def load_npz_cache(path: str) -> dict[str, Any]:
-    """Loads a cache ``.npz`` written by a dataset, refusing pickled content."""
-    with numpy.load(path, allow_pickle=False) as f:
-        return {k: f[k] for k in f.files}
+    """Loads a cache ``.npz`` written by a dataset.
+
+    The file is read by catena's own NPZ reader: nothing is unpickled, and
+    the arrays may expand to at most ``catena.config.load_max_expansion``
+    times the file's compressed size plus 16 MiB (see
+    ``docs/loading-safety.md``).
+
+    Args:
+        path (str): The cache file.
+
+    Returns:
+        dict: The arrays, by key.
+
+    Raises:
+        catena.serializers.FileFormatError: The file is truncated or
+            corrupt; the message names it and says to delete it for a fresh
+            copy.
+        catena.serializers.UnsafeFileError: The file holds pickles or would
+            expand past the bound.
+    """
+    try:
+        entries, _ = _npz_reader.read_npz(path)
+    except UnsafeFileError as error:
+        raise UnsafeFileError(f'{error}\n{_fresh_copy_hint(path)}',
+                              error.needs_unpickling) from None
+    except FileFormatError as error:
+        raise FileFormatError(f'{error}\n{_fresh_copy_hint(path)}') from None
+    return dict(entries)

@@ -4,7 +4,11 @@ A :class:`StoredValueDeserializer` loads one value per ``serializer(key, value)`
 call, as Chainer's deserializers do. Its :meth:`~StoredValueDeserializer.load`
 adds a transaction around ``obj.serialize``:
 
-1. every stored value under the path is read first (a bad file fails here);
+1. the stored values under the path are made available: read in full from a
+   plain mapping, or, from a file that catena opens (a
+   :class:`~catena.serializers._lazy.LazyValues`), each read when first asked
+   for, once its declared shape and dtype fit the object's value (a bad
+   member fails when it is read, still before anything changes);
 2. a dry run calls ``obj.serialize`` with a recording deserializer that checks
    each requested value and returns the object's *current* value, so nothing
    changes; it records missing keys and values that do not fit (a shape, or a
@@ -19,14 +23,14 @@ adds a transaction around ``obj.serialize``:
    deep copy of the object when one can be made, since the object's fallback
    code runs;
 4. every problem is reported in one :class:`KeyMismatchError`, or the real load
-   runs, from the values read in step 1; if the first dry run found no value
+   runs, from the values the dry run read; if the first dry run found no value
    to load (every key absent or ignored, or none asked for), it answered
    exactly as the real load would, so it was the load and ``serialize`` runs
    once, as in Chainer.
 
 Each run hands ``serialize`` a deserializer of the loader's own class
 (:class:`~catena.serializers.NpzDeserializer` for ``load_npz``), reading the
-values of step 1.
+values made available in step 1.
 
 Stored keys that ``serialize`` never asks for are ignored, as Chainer ignores
 them: a file may hold more than the object (a pretrained model with more
@@ -43,7 +47,7 @@ import numpy
 
 from catena import link as link_module
 from catena.serializer import Deserializer
-from catena.serializers import _values
+from catena.serializers import _lazy, _values
 from catena.serializers._errors import KeyMismatchError
 
 Stored = numpy.ndarray | None
@@ -146,8 +150,14 @@ class StoredValueDeserializer(Deserializer):
     def _get(self, key: str) -> Stored:
         raise NotImplementedError
 
-    def _read_all(self, path: str) -> dict[str, Stored]:
+    def _read_all(self, path: str) -> Mapping[str, Stored]:
         raise NotImplementedError
+
+    def _get_checked(self, key: str, value: Any) -> tuple[Stored, _values.Problem | None]:
+        # The stored value and why it cannot load into ``value``; subclasses
+        # that can check a value before reading it override this.
+        stored = self._get(key)
+        return stored, _values.load_problem(value, stored, self._context.strict)
 
     def _child(self, path: str) -> StoredValueDeserializer:
         raise NotImplementedError
@@ -170,8 +180,7 @@ class StoredValueDeserializer(Deserializer):
             return value
         if not present:
             return self._missing(full_key, value)
-        stored = self._get(full_key)
-        problem = _values.load_problem(value, stored, context.strict)
+        stored, problem = self._get_checked(full_key, value)
         if recorder is not None:
             recorder.held_back = True
             if problem is not None:
@@ -196,9 +205,9 @@ class StoredValueDeserializer(Deserializer):
     def load(self, obj: Any) -> None:
         """Loads ``obj``, or raises and leaves it unchanged.
 
-        Every stored value under this deserializer's path is read and checked
-        first; a dry run of ``obj.serialize`` checks that they fit the object
-        (see the module docstring); only then are the values loaded.
+        A dry run of ``obj.serialize`` reads and checks every value it asks
+        for under this deserializer's path (see the module docstring); only
+        then are the values loaded.
 
         Args:
             obj: An object that defines ``serialize(serializer)``.
@@ -235,7 +244,16 @@ class MappingDeserializer(StoredValueDeserializer):
     def _get(self, key: str) -> Stored:
         return _values.from_stored(key, self.npz[key])
 
-    def _read_all(self, path: str) -> dict[str, Stored]:
+    def _get_checked(self, key: str, value: Any) -> tuple[Stored, _values.Problem | None]:
+        load_for = getattr(self.npz, 'load_for', None)
+        if load_for is None:
+            return super()._get_checked(key, value)
+        stored, problem = load_for(key, value, self._context.strict)
+        return _values.from_stored(key, stored), problem
+
+    def _read_all(self, path: str) -> Mapping[str, Stored]:
+        if isinstance(self.npz, _lazy.LazyValues):
+            return self.npz  # read on demand, checked against the object first
         return {key: self._get(key) for key in _keys_of(self.npz) if key.startswith(path)}
 
     def _child(self, path: str) -> StoredValueDeserializer:
@@ -255,6 +273,8 @@ def _keys_of(npz: Any) -> Iterable[str]:
 
 
 def _describe_mapping(npz: Any) -> str:
+    if isinstance(npz, _lazy.LazyValues):
+        return npz.source
     name = getattr(getattr(npz, 'fid', None), 'name', None)
     return repr(name) if isinstance(name, str) else f'the {type(npz).__name__}'
 

@@ -1,33 +1,38 @@
 """A pickle-free reader of NPZ archives.
 
 Each member is read by hand: the zip entry is checked (compression method,
-sizes), the ``.npy`` header is parsed as a literal (never evaluated), and the
-data is read into a preallocated array of exactly the size the header
-describes. Nothing in the file is ever unpickled, imported or called.
+sizes), the ``.npy`` header is parsed as a literal (never evaluated), and,
+only when the member is asked for, the data is read into a preallocated
+array of exactly the size the header describes. :class:`NpzArchive` reads
+every header on opening and each member's data on demand, after checking its
+declared shape and dtype against the value it loads into. Nothing in the
+file is ever unpickled, imported or called.
 
 Refused with :class:`UnsafeFileError`: object arrays and any pickle payload
 (except the exact bytes NumPy writes for ``numpy.asarray(None)``, which read
 as None), headers longer than :data:`MAX_HEADER_BYTES`, and members whose
 declared sizes are impossible for their compressed size or far beyond what
-their header describes (zip bombs).
+their header describes, and data with nothing to bound it past the budget
+of :mod:`catena.serializers._lazy` (zip bombs).
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import math
 import os
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Iterator
+from typing import IO, Any, NamedTuple
 
 import numpy
 import numpy.lib.format
 
-from catena.serializers import _sniff, _values
+from catena.serializers import _lazy, _sniff, _values
 from catena.serializers._errors import FileFormatError, UnsafeFileError
 
 MAX_HEADER_BYTES = 10000  # NumPy's own limit for headers it parses safely
@@ -206,19 +211,24 @@ def _read_data(stream: IO[bytes], header: _Header, where: str) -> numpy.ndarray:
     return array
 
 
-def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str,
-                 wanted: bool) -> numpy.ndarray | None:
+class _Member(NamedTuple):
+    info: zipfile.ZipInfo
+    header: _Header | None  # None: the member holds None
+    where: str
+
+
+def _scan_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> _Member:
+    """Checks a member's entry and header (its data is not read)."""
     _check_entry(info, where)
     with archive.open(info) as stream:
         header = _read_header(stream, where)
         if header.dtype.hasobject:
             _read_none_payload(stream, header, info.file_size, where)
-            return None
+            return _Member(info, None, where)
         _check_sizes(header, info.file_size, where)
-        if not wanted:
-            return None
-        array = _read_data(stream, header, where)
-    return None if _values.is_none_marker(array) else array
+    if header.shape == () and header.dtype.names == (_values.NONE_FIELD,):
+        return _Member(info, None, where)
+    return _Member(info, header, where)
 
 
 def _member_key(info: zipfile.ZipInfo, where: str) -> str:
@@ -228,25 +238,104 @@ def _member_key(info: zipfile.ZipInfo, where: str) -> str:
     return info.filename[:-4]
 
 
-def _read_archive(stream: IO[bytes], source: str, select: Callable[[str], bool] | None,
-                  ) -> tuple[dict[str, numpy.ndarray | None], list[str]]:
-    head = stream.read(_sniff.HEAD_SIZE)
-    stream.seek(-len(head), io.SEEK_CUR)
-    _sniff.check_format(head, 'zip', source)
-    entries: dict[str, numpy.ndarray | None] = {}
-    keys: list[str] = []
-    with zipfile.ZipFile(stream) as archive:
+class NpzArchive(_lazy.LazyValues):
+    """An open NPZ archive whose members are read on demand, never unpickled.
+
+    Opening it reads the zip directory and every member's ``.npy`` header,
+    and refuses pickles, zip bombs and corrupt members; no member's data is
+    read until it is asked for. A member asked for with the value it loads
+    into (:meth:`load_for`) is checked against that value's shape and dtype
+    first, so its size is bounded by the object's. A member read without
+    such a value (``archive[key]``, or a value that says nothing about its
+    size, such as None) counts against a budget for the whole archive: its
+    compressed size times ``catena.config.load_max_expansion`` (100 by
+    default), plus 16 MiB (see :mod:`catena.serializers._lazy`). Values read
+    are kept until :meth:`close`.
+
+    Use it as a context manager, or call :meth:`close`.
+
+    Args:
+        file: A path, or a readable binary file object.
+
+    Raises:
+        UnsafeFileError: For object arrays, pickles, zip bombs and oversized
+            headers.
+        FileFormatError: For truncated or corrupt archives and other formats.
+    """
+
+    def __init__(self, file: Any) -> None:
+        self.source = source_name(file)
+        self._stream: IO[bytes] | None = None
+        self._archive: zipfile.ZipFile | None = None
+        self._members: dict[str, _Member] = {}
+        self._declared: dict[str, _lazy.Declared] = {}
+        with self._translated():
+            stream: IO[bytes]
+            if isinstance(file, (str, os.PathLike)):
+                self._stream = stream = open(file, 'rb')
+            elif hasattr(file, 'read'):
+                stream = file if _seekable(file) else io.BytesIO(file.read())
+            else:
+                raise TypeError(f'file must be a path or a readable binary file object, '
+                                f'not {type(file).__name__}')
+            try:
+                self._scan(stream)
+            except BaseException:
+                self.close()
+                raise
+        for key, member in self._members.items():
+            header = member.header
+            self._declared[key] = _lazy.Declared(
+                None if header is None else header.dtype,
+                () if header is None else header.shape, member.where,
+                member.info.compress_size)
+        self._start_budget()
+
+    @contextlib.contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError,
+                NotImplementedError, RuntimeError) as error:
+            raise FileFormatError(f'{self.source} is truncated or corrupt: {error}') from None
+
+    def _scan(self, stream: IO[bytes]) -> None:
+        head = stream.read(_sniff.HEAD_SIZE)
+        stream.seek(-len(head), io.SEEK_CUR)
+        _sniff.check_format(head, 'zip', self.source)
+        self._archive = archive = zipfile.ZipFile(stream)
         for info in archive.infolist():
-            where = f'{source}, member {info.filename!r}'
+            where = f'{self.source}, member {info.filename!r}'
             key = _member_key(info, where)
-            if key in keys:
+            if key in self._members:
                 raise FileFormatError(f'{where} appears twice in the archive')
-            keys.append(key)
-            wanted = select is None or select(key)
-            value = _read_member(archive, info, where, wanted)
-            if wanted:
-                entries[key] = value
-    return entries, keys
+            self._members[key] = _scan_member(archive, info, where)
+
+    def __enter__(self) -> NpzArchive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the file (if the archive opened it) and drops the values read."""
+        if hasattr(self, '_values'):
+            self._forget()
+        if self._archive is not None:
+            self._archive.close()
+            self._archive = None
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+    def _read_value(self, key: str, declared: _lazy.Declared) -> numpy.ndarray | None:
+        member = self._members[key]
+        assert member.header is not None
+        if self._archive is None:
+            raise ValueError(f'{self.source} is closed')
+        with self._translated(), self._archive.open(member.info) as stream:
+            _read_exactly(stream, member.header.size)
+            return _read_data(stream, member.header, member.where)
 
 
 def read_npz(file: Any, select: Callable[[str], bool] | None = None,
@@ -254,7 +343,7 @@ def read_npz(file: Any, select: Callable[[str], bool] | None = None,
     """Reads an NPZ archive without unpickling anything.
 
     Every member's header is checked; the data of the members that ``select``
-    accepts is read in full.
+    accepts is read in full, within the budget :class:`NpzArchive` describes.
 
     Args:
         file: A path, or a readable binary file object.
@@ -269,19 +358,10 @@ def read_npz(file: Any, select: Callable[[str], bool] | None = None,
             headers.
         FileFormatError: For truncated or corrupt archives and other formats.
     """
-    source = source_name(file)
-    try:
-        if isinstance(file, (str, os.PathLike)):
-            with open(file, 'rb') as stream:
-                return _read_archive(stream, source, select)
-        if not hasattr(file, 'read'):
-            raise TypeError(f'file must be a path or a readable binary file object, '
-                            f'not {type(file).__name__}')
-        seekable = file if _seekable(file) else io.BytesIO(file.read())
-        return _read_archive(seekable, source, select)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError,
-            NotImplementedError, RuntimeError) as error:
-        raise FileFormatError(f'{source} is truncated or corrupt: {error}') from None
+    with NpzArchive(file) as archive:
+        keys = list(archive)
+        entries = {key: archive[key] for key in keys if select is None or select(key)}
+    return entries, keys
 
 
 def _seekable(file: Any) -> bool:
@@ -289,4 +369,4 @@ def _seekable(file: Any) -> bool:
     return bool(seekable and seekable())
 
 
-__all__ = ['MAX_HEADER_BYTES', 'NONE_PAYLOADS', 'read_npz', 'source_name']
+__all__ = ['MAX_HEADER_BYTES', 'NONE_PAYLOADS', 'NpzArchive', 'read_npz', 'source_name']

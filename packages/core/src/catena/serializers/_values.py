@@ -254,6 +254,65 @@ def load_problem(value: Any, stored: numpy.ndarray | None, strict: bool) -> Prob
     return _scalar_problem(value, stored, strict)
 
 
+def _declared(dtype: numpy.dtype, shape: tuple[int, ...]) -> str:
+    return f'{dtype} {shape}'
+
+
+def _fits_itemsize(stored: numpy.dtype, target: numpy.dtype | None) -> bool:
+    # Whether a stored element is no bigger than the target's (or a number).
+    return stored.itemsize <= max(32, 0 if target is None else target.itemsize)
+
+
+def declared_problem(value: Any, dtype: numpy.dtype, shape: tuple[int, ...],
+                     strict: bool) -> tuple[Problem | None, bool]:
+    """Checks a stored value's declared dtype and shape against ``value``, before reading it.
+
+    It refuses what :func:`load_problem` would refuse whatever the data: a
+    shape that differs, a cast :func:`numpy.copyto` refuses, a kind a Python
+    scalar does not take. Checks that depend on the values run on the data.
+
+    Args:
+        value: The object's current value.
+        dtype: The stored value's declared dtype.
+        shape: The stored value's declared shape.
+        strict: As for :func:`load_problem`.
+
+    Returns:
+        The problem (or None), and whether ``value`` bounds the stored size:
+        False when it says nothing about it (None, an uninitialized
+        Variable, a string).
+    """
+    if isinstance(value, Variable):
+        value = value.array
+    if value is None:
+        return None, False
+    if is_array(value):
+        if tuple(value.shape) != shape:
+            return Problem(f'the file has {_declared(dtype, shape)}, the object '
+                           f'{describe(value)}', ValueError), True
+        if not numpy.can_cast(dtype, value.dtype, casting='same_kind'):
+            return Problem(f'cannot cast the file\'s {dtype} to the object\'s {value.dtype}: '
+                           'not a same-kind cast (numpy.copyto refuses it), so values could '
+                           'change, not just lose precision', TypeError), True
+        return None, _fits_itemsize(dtype, value.dtype)
+    if shape != ():
+        return Problem(f'the file has {_declared(dtype, shape)}, the object a '
+                       f'{type(value).__name__}', ValueError), True
+    if isinstance(value, numpy.generic):
+        if not numpy.can_cast(dtype, value.dtype, casting='same_kind'):
+            return Problem(f'cannot cast the file\'s {dtype} to the object\'s {value.dtype}',
+                           TypeError), True
+        return None, _fits_itemsize(dtype, value.dtype)
+    for scalar_type, strict_kinds, loose_kinds in _SCALAR_KINDS:
+        if isinstance(value, scalar_type):
+            if dtype.kind not in (strict_kinds if strict else loose_kinds):
+                return Problem(f'the file has {_declared(dtype, shape)}, which does not '
+                               f'convert to the object\'s {type(value).__name__}',
+                               TypeError), True
+            return None, _fits_itemsize(dtype, None)
+    return None, False
+
+
 def load_value(value: Any, stored: numpy.ndarray | None) -> Any:
     """Loads ``stored`` into ``value`` (checked by :func:`load_problem` first).
 
@@ -281,6 +340,7 @@ def load_value(value: Any, stored: numpy.ndarray | None) -> Any:
 
 
 __all__ = [
-    'NONE_DTYPE', 'NONE_FIELD', 'describe', 'from_stored', 'is_array', 'is_none_marker',
-    'Problem', 'cast_problem', 'load_problem', 'load_value', 'none_marker', 'to_storable',
+    'NONE_DTYPE', 'NONE_FIELD', 'Problem', 'declared_problem', 'describe', 'from_stored',
+    'is_array', 'is_none_marker', 'cast_problem', 'load_problem', 'load_value', 'none_marker',
+    'to_storable',
 ]

@@ -12,16 +12,18 @@ stored for them raise :class:`~catena.serializers.UnsafeFileError`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy
 
 from catena._atomic import atomic_path
 from catena.serializer import Serializer
-from catena.serializers import _npz_reader, _sniff, _values
+from catena.serializers import _lazy, _npz_reader, _sniff, _values
 from catena.serializers._errors import FileFormatError, UnsafeFileError
 from catena.serializers._loading import (
     MappingDeserializer,
@@ -208,16 +210,35 @@ class HDF5Deserializer(StoredValueDeserializer):
     def _get(self, key: str) -> numpy.ndarray | None:
         return _read_dataset(_h5py(), self._resolve(key), self._where(key))
 
-    def _read_all(self, path: str) -> dict[str, numpy.ndarray | None]:
-        h5py = _h5py()
-        start = self._resolve(path) if path.strip('/') else self._root
-        entries: dict[str, numpy.ndarray | None] = {}
-        if isinstance(start, h5py.Group):
-            self._collect(h5py, start, path, entries, 0)
-        return entries
+    def _read_all(self, path: str) -> Mapping[str, numpy.ndarray | None]:
+        return _HDF5Values(self, path)
 
-    def _collect(self, h5py: Any, group: Any, prefix: str,
-                 entries: dict[str, numpy.ndarray | None], depth: int) -> None:
+
+    @classmethod
+    def _snapshot_type(cls) -> type[MappingDeserializer]:
+        return _ReadHDF5Deserializer
+
+
+class _HDF5Values(_lazy.LazyValues):
+    """The datasets under a path, each read when the load asks for it.
+
+    Finding them checks each one (links, storage, filters, dtype, size) from
+    its metadata; no data is read until the load asks for the value.
+    """
+
+    def __init__(self, deserializer: HDF5Deserializer, path: str) -> None:
+        self.source = deserializer._context.source
+        self._where = deserializer._where
+        self._nodes: dict[str, Any] = {}
+        self._declared = {}
+        h5py = _h5py()
+        with _corrupt_is_format_error(self.source):
+            start = deserializer._resolve(path) if path.strip('/') else deserializer._root
+            if isinstance(start, h5py.Group):
+                self._collect(h5py, start, path, 0)
+        self._start_budget()
+
+    def _collect(self, h5py: Any, group: Any, prefix: str, depth: int) -> None:
         if depth > _MAX_DEPTH:
             raise FileFormatError(f'{self._where(prefix)}: groups nest deeper than '
                                   f'{_MAX_DEPTH} levels (a cycle?)')
@@ -225,14 +246,35 @@ class HDF5Deserializer(StoredValueDeserializer):
             key = prefix + name
             node = _hard_child(h5py, group, name, self._where(key))
             if isinstance(node, h5py.Group):
-                self._collect(h5py, node, key + '/', entries, depth + 1)
+                self._collect(h5py, node, key + '/', depth + 1)
             elif isinstance(node, h5py.Dataset):
-                entries[key] = _read_dataset(h5py, node, self._where(key))
+                self._nodes[key] = node
+                self._declared[key] = self._declare(h5py, node, key)
+
+    def _declare(self, h5py: Any, node: Any, key: str) -> _lazy.Declared:
+        where = self._where(key)
+        if node.shape is None:  # an empty dataspace: Chainer's None
+            return _lazy.Declared(None, (), where, 0)
+        _check_dataset(h5py, node, where)
+        info = h5py.check_string_dtype(node.dtype)
+        # Variable-length strings live uncompressed in the file's heap.
+        dtype = numpy.dtype('U') if info is not None and info.length is None else node.dtype
+        return _lazy.Declared(dtype, tuple(node.shape), where,
+                              int(node.id.get_storage_size()))
+
+    def _read_value(self, key: str, declared: _lazy.Declared) -> numpy.ndarray | None:
+        with _corrupt_is_format_error(self.source):
+            return _read_dataset(_h5py(), self._nodes[key], declared.where)
 
 
-    @classmethod
-    def _snapshot_type(cls) -> type[MappingDeserializer]:
-        return _ReadHDF5Deserializer
+@contextlib.contextmanager
+def _corrupt_is_format_error(source: str) -> Iterator[None]:
+    try:
+        yield
+    except FileFormatError:
+        raise
+    except (OSError, KeyError, ValueError) as error:
+        raise FileFormatError(f'{source} is corrupt: {error}') from None
 
 
 class _ReadHDF5Deserializer(MappingDeserializer, HDF5Deserializer):
@@ -285,8 +327,10 @@ def load_hdf5(filename: Any, obj: Any, path: str = '', strict: bool = True,
               ignore_names: Any = None) -> None:
     """Loads an object from an HDF5 file, or raises and leaves it unchanged.
 
-    Every dataset under ``path`` is read and checked against the object
-    before anything is loaded, as :func:`~catena.serializers.load_npz` does.
+    Every value the object asks for is checked against the object before
+    anything is loaded, as :func:`~catena.serializers.load_npz` does; a
+    dataset is read only once its shape and dtype fit the object's value, and
+    datasets the object never asks for are not read.
 
     Args:
         filename: A path, or a readable binary file object.
@@ -313,14 +357,9 @@ def load_hdf5(filename: Any, obj: Any, path: str = '', strict: bool = True,
     with file:
         deserializer = HDF5Deserializer(file, path, strict, ignore_names)
         deserializer._context.source = source
-        try:
-            entries = deserializer._read_all(path)
-        except (OSError, KeyError, ValueError) as error:
-            if isinstance(error, FileFormatError):
-                raise
-            raise FileFormatError(f'{source} is corrupt: {error}') from None
-    load_transactionally(entries, obj, path, strict, ignore_names, source,
-                         _ReadHDF5Deserializer)
+        entries = deserializer._read_all(path)
+        load_transactionally(entries, obj, path, strict, ignore_names, source,
+                             _ReadHDF5Deserializer)
 
 
 __all__ = ['H5pyMissingError', 'HDF5Deserializer', 'HDF5Serializer', 'load_hdf5', 'save_hdf5']

@@ -119,7 +119,16 @@ def load_npz(file: Any, obj: Any, path: str = '', strict: bool = True,
     payloads raise :class:`~catena.serializers.UnsafeFileError` (except the
     payload of ``numpy.asarray(None)`` that Chainer writes for an
     uninitialized parameter, which loads as None). Every value under ``path``
-    is read and checked against the object before anything is loaded.
+    that the object asks for is checked against the object before anything
+    is loaded.
+
+    Memory stays bounded by the object: a member's declared shape and dtype
+    are checked against the object's value before its data is decompressed,
+    and members the object never asks for are not decompressed at all. A
+    member with nothing to check it against (an uninitialized parameter, a
+    string) may expand to at most ``catena.config.load_max_expansion`` (100)
+    times the archive's compressed size plus 16 MiB; beyond that it is
+    refused as a zip bomb. See ``docs/loading-safety.md``.
 
     Shapes must match. A dtype that differs is cast as :func:`numpy.copyto`
     casts (float32 into float16, int into float, int64 into int32), except
@@ -149,14 +158,10 @@ def load_npz(file: Any, obj: Any, path: str = '', strict: bool = True,
     """
     if not isinstance(path, str):
         raise TypeError(f'path must be a str, not {type(path).__name__}')
-    ignored = make_ignore_predicate(ignore_names)
-
-    def wanted(key: str) -> bool:
-        return key.startswith(path) and not (ignored is not None and ignored(key))
-
-    entries, _ = _npz_reader.read_npz(file, select=wanted)
-    load_transactionally(entries, obj, path, strict, ignore_names,
-                         _npz_reader.source_name(file), NpzDeserializer)
+    make_ignore_predicate(ignore_names)  # a bad ignore_names fails before the file opens
+    with _npz_reader.NpzArchive(file) as archive:
+        load_transactionally(archive, obj, path, strict, ignore_names, archive.source,
+                             NpzDeserializer)
 
 
 __all__ = ['DictionarySerializer', 'NpzDeserializer', 'load_npz', 'save_npz', 'serialize']

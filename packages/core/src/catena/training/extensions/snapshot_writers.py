@@ -7,7 +7,8 @@ the saving function writes into a private temporary folder beside the
 destination, the file is flushed to disk (``os.fsync``), then renamed onto
 ``outdir/filename`` and the folder entry is synced too. A crash at any
 moment leaves either no file or the complete file under the final name;
-at worst a hidden ``.tmp-<name>-*`` folder remains.
+at worst a hidden ``.tmp-<name>-*`` folder remains, which the next write to
+the same folder removes once the process that left it is gone.
 
 The process-based writers pass the saving function, its keyword arguments
 and the target to another process, so with the ``spawn`` and
@@ -44,7 +45,10 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: SaveFunct
     it sees a path with the final file name); the file is synced to disk and
     renamed onto the destination, and the folder is synced. If ``savefun``
     raises, the temporary folder is removed and an existing destination is
-    left as it was.
+    left as it was. Temporary folders that killed writers left in the
+    destination's folder are removed first (see
+    :func:`catena._atomic.remove_stale_temporaries`: only folders of this
+    writer's own making, whose process is gone).
 
     Args:
         filename: The file name, relative to ``outdir`` (it may contain
@@ -62,7 +66,9 @@ def write_atomically(filename: str, outdir: str, target: Any, savefun: SaveFunct
         FileNotFoundError: If ``savefun`` returned without writing ``path``.
     """
     destination = os.path.join(os.fspath(outdir), filename)
-    os.makedirs(os.path.dirname(os.path.abspath(destination)), exist_ok=True)
+    folder = os.path.dirname(os.path.abspath(destination))
+    os.makedirs(folder, exist_ok=True)
+    _atomic.remove_stale_temporaries(folder)
     with _atomic.atomic_named_path(destination) as temporary:
         savefun(temporary, target, **kwds)
     return destination
