@@ -22,7 +22,7 @@ from catena.distributed.extensions import (
     create_multi_node_checkpointer,
     multi_node_snapshot,
 )
-from catena.distributed.extensions.multi_node_snapshot import replica_sets_of
+from catena.distributed.extensions._multi_node_snapshot import _parse_replica_sets, replica_sets_of
 from catena.distributed.utils import local_rank_zero_first
 from catena.training.extensions import snapshot_object
 
@@ -62,6 +62,7 @@ def test_replica_sets_are_expanded_as_documented():
     assert replica_sets_of([[0, 1], [2, 3]], 4) == [[0, 1], [2, 3]]
     assert replica_sets_of([], 4) == [[0, 1, 2, 3]]
     assert replica_sets_of([range(0, 8, 2)], 8) == [[0, 2, 4, 6], [1, 3, 5, 7]]
+    assert _parse_replica_sets([[2, 0]], 3) == [{0, 2}, {1}]
     with pytest.raises(ValueError, match='more than one'):
         replica_sets_of([0, [0, 1]], 4)
     with pytest.raises(ValueError, match='out of range'):

@@ -54,7 +54,8 @@ def test_pseudo_connect_passes_values_and_gradients():
     a = catena.Variable(data_of(0, (2, 3), salt=3))
     b = catena.Variable(data_of(0, (4,), salt=4))
     ya, yb = DF.pseudo_connect(delegate, a, b)
-    single = DF.pseudo_connect(delegate, a)
+    single, = DF.pseudo_connect(delegate, a)
+    assert isinstance(DF.pseudo_connect(delegate, a), tuple)  # a 1-tuple, as in ChainerMN
     (F.sum(ya * 2.0) + F.sum(yb * 3.0)).backward()
     numpy.testing.assert_array_equal(ya.array, a.array)
     assert isinstance(single, catena.Variable)

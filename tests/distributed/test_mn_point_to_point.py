@@ -65,7 +65,7 @@ def test_tuples_force_tuple_and_pseudo_connect_with_tags(comm):
     # Two sends joined by pseudo_connect, then two receives on other tags.
     phi1 = DF.send(x * 2.0, comm, following, tag=1)
     phi2 = DF.send((x * 3.0, x * 5.0), comm, following, tag=2)
-    psi = DF.pseudo_connect(phi1, phi2)
+    psi, = DF.pseudo_connect(phi1, phi2)
     u = DF.recv(comm, preceding, delegate_variable=psi, tag=1, force_tuple=True)
     v, w = DF.recv(comm, preceding, delegate_variable=u[0], tag=2)
     F.sum(u[0] * v + w).backward()

@@ -49,7 +49,7 @@ def test_export_names_inputs_parameters_and_outputs_like_onnx_chainer() -> None:
     proto = catena_onnx.export(model, _x(2, 4))
     graph = proto.graph
     assert [i.name for i in graph.input] == ['Input_0']
-    assert [o.name for o in graph.output] == ['Output_0']
+    assert [o.name for o in graph.output] == ['LinearFunction_1']  # the second Linear's value
     assert sorted(i.name for i in graph.initializer) == [
         'param_l1_W', 'param_l1_b', 'param_l2_W', 'param_l2_b']
     assert [n.op_type for n in graph.node] == ['Gemm', 'Relu', 'Gemm']
@@ -120,10 +120,22 @@ def test_duplicate_output_names_are_rejected() -> None:
 def test_return_named_inout_gives_the_variables() -> None:
     model = MLP()
     proto, inputs, outputs = catena_onnx.export(model, _x(2, 4), return_named_inout=True)
-    assert list(inputs) == ['Input_0'] and list(outputs) == ['Output_0']
-    assert isinstance(outputs['Output_0'], catena.Variable)
-    assert outputs['Output_0'].shape == (2, 3)
-    assert proto.graph.output[0].name == 'Output_0'
+    assert list(inputs) == ['Input_0'] and list(outputs) == ['LinearFunction_1']
+    assert isinstance(outputs['LinearFunction_1'], catena.Variable)
+    assert outputs['LinearFunction_1'].shape == (2, 3)
+    assert proto.graph.output[0].name == 'LinearFunction_1'
+
+
+def test_default_output_names_follow_the_values_and_fall_back_to_output_i() -> None:
+    def model(x: catena.Variable) -> tuple:
+        a, b = F.split_axis(x, 2, 0)
+        return b, F.relu(x), x, F.relu(x) * 0 + x  # x: an input, so Output_2
+    proto = catena_onnx.export(model, _x(4))
+    assert [o.name for o in proto.graph.output] == ['SplitAxis_0_1', 'ReLU_0', 'Output_2',
+                                                    'Add_0']
+    out = run_onnxruntime(proto, {'Input_0': _x(4)})
+    np.testing.assert_array_equal(out['Output_2'], _x(4))
+    np.testing.assert_array_equal(out['SplitAxis_0_1'], _x(4)[2:])
 
 
 def test_export_params_false_turns_parameters_into_inputs() -> None:
@@ -155,7 +167,7 @@ def test_an_output_that_is_an_input_goes_through_identity() -> None:
     assert [n.op_type for n in proto.graph.node] == ['Relu', 'Identity']
     x = _x(3)
     out = run_onnxruntime(proto, {'Input_0': x})
-    np.testing.assert_array_equal(out['Output_0'], x)
+    np.testing.assert_array_equal(out['Output_0'], x)  # an input: Output_<i> via Identity
 
 
 def test_constant_inputs_become_initializers() -> None:
@@ -220,7 +232,8 @@ def test_external_converters_by_class_and_by_label() -> None:
     for key in (NotConvertible, 'NotConvertible'):
         proto = catena_onnx.export(lambda v: NotConvertible().apply((v,))[0], x,
                                    external_converters={key: double})
-        np.testing.assert_allclose(run_onnxruntime(proto, {'Input_0': x})['Output_0'], 2 * x)
+        got = next(iter(run_onnxruntime(proto, {'Input_0': x}).values()))
+        np.testing.assert_allclose(got, 2 * x)
 
 
 def test_external_converter_overrides_a_builtin_and_custom_domains_are_imported() -> None:
@@ -250,7 +263,7 @@ def test_plugins_contribute_converters_through_the_hook(monkeypatch: pytest.Monk
     monkeypatch.setattr(registry, '_default_table', None)
     x = _x(3)
     proto = catena_onnx.export(lambda v: NotConvertible().apply((v,))[0], x)
-    np.testing.assert_allclose(run_onnxruntime(proto, {'Input_0': x})['Output_0'], -x)
+    np.testing.assert_allclose(next(iter(run_onnxruntime(proto, {'Input_0': x}).values())), -x)
     monkeypatch.setattr(_manager, 'call_each', lambda name: [('bad', {'x': 3})])
     monkeypatch.setattr(registry, '_default_table', None)
     with pytest.raises(TypeError, match="plugin 'bad'"):
@@ -282,9 +295,9 @@ def test_train_mode_is_off_unless_asked() -> None:
 
 
 def test_verify_prints_the_differences(capsys: pytest.CaptureFixture) -> None:
-    catena_onnx.export(MLP(), _x(2, 4), verify=True)
+    catena_onnx.export(MLP(), _x(2, 4), verify=True, output_names='y')
     out = capsys.readouterr().out
-    assert out.startswith('Output_0: max abs diff ')
+    assert out.startswith('y: max abs diff ')
 
 
 def test_verify_raises_on_a_wrong_converter_and_writes_nothing(tmp_path: pathlib.Path) -> None:
@@ -319,8 +332,8 @@ def test_input_shapes_declare_symbolic_dimensions() -> None:
 
 def test_dynamic_axes_run_at_other_batch_sizes() -> None:
     model = MLP()
-    proto = catena_onnx.export(model, _x(2, 4), dynamic_axes={'Input_0': {0: 'batch'},
-                                                                'Output_0': [0]})
+    proto = catena_onnx.export(model, _x(2, 4), output_names='Output_0',
+                               dynamic_axes={'Input_0': {0: 'batch'}, 'Output_0': [0]})
     dims = proto.graph.output[0].type.tensor_type.shape.dim
     assert dims[0].dim_param == 'Output_0_dim0'
     with catena.using_config('train', False):

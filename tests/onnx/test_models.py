@@ -133,7 +133,7 @@ def test_model_exports_and_runs_equal(name: str) -> None:
     x = data(2)
     proto = catena_onnx.export(model, x)
     onnx.checker.check_model(proto, full_check=True)
-    got = run_onnxruntime(proto, {'Input_0': x})['Output_0']
+    got = next(iter(run_onnxruntime(proto, {'Input_0': x}).values()))
     np.testing.assert_allclose(got, _expected(model, x), rtol=1e-4, atol=1e-5)
 
 
@@ -142,11 +142,11 @@ def test_dynamic_batch_runs_at_other_sizes(name: str) -> None:
     make, data = MODELS[name]
     model = make()
     _randomize_batch_norm_statistics(model)
-    proto = catena_onnx.export(model, data(2), dynamic_axes={'Input_0': {0: 'batch'},
-                                                               'Output_0': {0: 'batch'}})
+    proto = catena_onnx.export(model, data(2), output_names='Output_0',
+                               dynamic_axes={'Input_0': {0: 'batch'}, 'Output_0': {0: 'batch'}})
     for batch in (3, 5):
         x = data(batch)
-        got = run_onnxruntime(proto, {'Input_0': x})['Output_0']
+        got = next(iter(run_onnxruntime(proto, {'Input_0': x}).values()))
         assert got.shape[0] == batch
         np.testing.assert_allclose(got, _expected(model, x), rtol=1e-4, atol=1e-5)
 
@@ -165,7 +165,7 @@ def test_lstm_language_model() -> None:
     tokens[1] = tokens[1][::-1]
     tokens[2] = (tokens[2] * 7) % 20
     proto = catena_onnx.export(model, tokens)
-    got = run_onnxruntime(proto, {'Input_0': tokens})['Output_0']
+    got = next(iter(run_onnxruntime(proto, {'Input_0': tokens}).values()))
     np.testing.assert_allclose(got, _expected(model, tokens), rtol=1e-4, atol=1e-5)
     assert 'LSTM' in {node.op_type for node in proto.graph.node}
 
@@ -174,8 +174,8 @@ def test_training_mode_batch_normalization_uses_batch_statistics() -> None:
     model = SmallResNet()
     x = _images(4, 3, 16)
     proto, _, outputs = catena_onnx.export(model, x, train=True, return_named_inout=True)
-    got = run_onnxruntime(proto, {'Input_0': x})['Output_0']
-    np.testing.assert_allclose(got, outputs['Output_0'].array, rtol=1e-4, atol=1e-4)
+    got = next(iter(run_onnxruntime(proto, {'Input_0': x}).values()))
+    np.testing.assert_allclose(got, next(iter(outputs.values())).array, rtol=1e-4, atol=1e-4)
 
 
 
@@ -186,7 +186,8 @@ def test_zoo_models_without_weights(name: str) -> None:
         pytest.skip(f'catena_zoo.{name} does not exist yet (issue 12)')
     model = getattr(catena_zoo, name)(pretrained_model=None)
     x = np.random.default_rng(0).uniform(-100, 100, (1, 3, 224, 224)).astype(np.float32)
-    proto = catena_onnx.export(model, x)  # forward returns {'prob': ...} by default
+    # forward returns {'prob': ...} by default
+    proto = catena_onnx.export(model, x, output_names={'prob': 'prob'})
     got = run_onnxruntime(proto, {'Input_0': x})['prob']
     with catena.using_config('train', False), catena.no_backprop_mode():
         expected = model(x)['prob'].array

@@ -241,6 +241,23 @@ def _embedding_chain(x: Any) -> Any:
 CASES.append(ConverterCase('embed_id_constant_weight', _embedding_chain,
                            [_ignored_ids(-1)], (EmbedIDFunction,)))
 
+try:
+    from catena.functions.connection.local_convolution_2d import LocalConvolution2DFunction
+except ImportError:  # a core that composes local_convolution_2d from Im2Col and MatMul
+    pass
+else:
+    CASES += [
+        ConverterCase('local_conv2d', F.local_convolution_2d,
+                      [_x(2, 3, 5, 4), _x(4, 3, 2, 3, 3, 3), _x(4, 3, 2)],
+                      (LocalConvolution2DFunction,)),
+        ConverterCase('local_conv2d_stride_nobias',
+                      lambda x, W: F.local_convolution_2d(x, W, stride=(2, 1)),
+                      [_x(1, 2, 7, 5), _x(3, 3, 4, 2, 2, 2)], (LocalConvolution2DFunction,)),
+        ConverterCase('local_conv2d_float64_weight', F.local_convolution_2d,
+                      [_x(2, 1, 3, 3), _x(2, 2, 2, 1, 2, 2, dtype=np.float64)],
+                      (LocalConvolution2DFunction,)),
+    ]
+
 
 def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
     case, opset = converter_run

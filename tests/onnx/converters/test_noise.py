@@ -15,7 +15,6 @@ from catena.functions.noise.simplified_dropconnect import SimplifiedDropconnect
 
 pytest.importorskip('onnxruntime')
 from catena_onnx import export  # noqa: E402
-from catena_onnx.errors import UnsupportedFunctionError  # noqa: E402
 from catena_onnx.testing import ConverterCase, check_case, uncovered  # noqa: E402
 from catena_onnx.verification import run_onnxruntime  # noqa: E402
 
@@ -78,18 +77,16 @@ def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int])
     assert model.opset_import[0].version == opset
 
 
-def test_training_dropout_draws_a_scaled_mask() -> None:
+@pytest.mark.parametrize('opset', [7, 11, 12, None])
+def test_training_dropout_draws_a_scaled_mask(opset: int | None) -> None:
     x = rng.uniform(1, 2, (64, 64)).astype(np.float32)
-    model = export(lambda v: F.dropout(v, 0.25), [x], train=True)
+    model = export(lambda v: F.dropout(v, 0.25), [x], train=True, opset_version=opset)
+    ops = {node.op_type for node in model.graph.node}
+    assert ('RandomUniformLike' in ops) == (opset is not None and opset < 12)
     y, = run_onnxruntime(model, {'Input_0': x}).values()
     kept = y != 0
     np.testing.assert_allclose(y[kept], x[kept] / 0.75, rtol=1e-6)
     assert 0.15 < 1 - kept.mean() < 0.35
-
-
-def test_training_dropout_needs_opset_12() -> None:
-    with pytest.raises(UnsupportedFunctionError, match='opsets 12 to newest'):
-        export(lambda v: F.dropout(v), [_x(2, 3)], train=True, opset_version=11)
 
 
 def test_test_mode_dropout_applies_nothing() -> None:

@@ -38,7 +38,7 @@ def test_every_converter_has_a_case() -> None:
 def test_the_result_follows_new_inputs_instead_of_being_a_constant() -> None:
     proto = catena_onnx.export(lambda x: F.floor(x), X)
     other = X + 10.25
-    got = run_onnxruntime(proto, {'Input_0': other})['Output_0']
+    got = next(iter(run_onnxruntime(proto, {'Input_0': other}).values()))
     np.testing.assert_array_equal(got, np.floor(other))
     assert not proto.graph.initializer
 

@@ -209,6 +209,10 @@ def __getattr__(name: str) -> Any:
         from catena.backends import intel64
 
         return intel64.Intel64Device
+    if name in ('cuda', 'intel64'):  # Chainer's backend module imports both
+        import importlib
+
+        return importlib.import_module(f'catena.backends.{name}')
     raise AttributeError(f'module catena.backend has no attribute {name!r}')
 
 

@@ -15,6 +15,7 @@ import numpy
 
 import catena
 from catena.function_hook import FunctionHook
+from catena_onnx.errors import ModelOutputTypeError, OutputItemTypeError
 
 
 @dataclasses.dataclass
@@ -86,12 +87,13 @@ def _flatten_outputs(outputs: Any) -> list[tuple[Any, Any]]:
     elif isinstance(outputs, (list, tuple)):
         items = list(enumerate(outputs))
     else:
-        raise TypeError('the model must return a Variable, or a list, tuple or dict of '
-                        f'Variables; it returned {type(outputs).__name__}')
+        raise ModelOutputTypeError('the model must return a Variable, or a list, tuple or '
+                                   f'dict of Variables; it returned {type(outputs).__name__}')
     for key, value in items:
         if not isinstance(value, catena.Variable):
-            raise TypeError(f'output {key!r} of the model is a {type(value).__name__}, '
-                            'not a Variable; only Variables can be exported')
+            raise OutputItemTypeError(f'output {key!r} of the model is a '
+                                      f'{type(value).__name__}, not a Variable; only Variables '
+                                      'can be exported')
     return items
 
 

@@ -50,6 +50,16 @@ class GraphBuilder:
         self.initializers.append(numpy_helper.from_array(numpy.asarray(array, order='C'), name))
         return name
 
+    def add_constant(self, array: Any, name: str) -> str:
+        """Appends a ``Constant`` node whose output, the (already reserved) ``name``,
+        holds ``array``."""
+        from onnx import helper, numpy_helper
+
+        tensor = numpy_helper.from_array(numpy.asarray(array, order='C'), name)
+        self.nodes.append(helper.make_node('Constant', [], [name], name=self.unique('Constant'),
+                                           value=tensor))
+        return name
+
     def add_node(self, op_type: str, inputs: Sequence[str], outputs: Sequence[str],
                  domain: str = '', **attributes: Any) -> Any:
         """Appends one NodeProto (attributes equal to None are left out)."""
@@ -83,7 +93,7 @@ class ConversionContext:
                  inputs: Sequence[str], outputs: Sequence[str],
                  input_arrays: Sequence[Any], output_shapes: Sequence[tuple[int, ...] | None],
                  output_dtypes: Sequence[Any], constant_inputs: Sequence[bool] = (),
-                 dynamic: bool = False) -> None:
+                 dynamic: bool = False, func_name: str | None = None) -> None:
         self.builder = builder
         self.func = func
         self.opset = opset
@@ -94,16 +104,46 @@ class ConversionContext:
         self.output_dtypes = tuple(output_dtypes)
         self.constant_inputs = tuple(constant_inputs) or (False,) * len(self.inputs)
         self.dynamic = dynamic
+        self.func_name = func_name or f'{self.label}_0'
+        self._input_names = list(self.inputs)
+        self._output_names = list(self.outputs)
 
     @property
-    def input_names(self) -> tuple[str, ...]:
-        """The inputs' names (onnx-chainer's name for :attr:`inputs`)."""
-        return self.inputs
+    def input_names(self) -> list[str]:
+        """The inputs' names as a list that the converter may extend (onnx-chainer's
+        name for :attr:`inputs`)."""
+        return self._input_names
 
     @property
-    def output_names(self) -> tuple[str, ...]:
-        """The outputs' names (onnx-chainer's name for :attr:`outputs`)."""
-        return self.outputs
+    def output_names(self) -> list[str]:
+        """The outputs' names as a list (onnx-chainer's name for :attr:`outputs`)."""
+        return self._output_names
+
+    @property
+    def context(self) -> ConversionContext:
+        """The context itself (onnx-chainer's converters reach ``add_const`` through it)."""
+        return self
+
+    def add_const(self, array: Any, name: str) -> str:
+        """Adds a constant tensor named after the function and ``name``; returns its name.
+
+        Args:
+            array: The value.
+            name: A name hint, unique within the function.
+        """
+        return self.const(numpy.asarray(array), hint=f'{self.func_name}_const_{name}')
+
+    def add_param(self, array: Any, name: str, use_original_name: bool = False) -> str:
+        """Adds a parameter tensor (an initializer) and returns its name.
+
+        Args:
+            array: The value.
+            name: A name hint.
+            use_original_name: Use ``name`` as it is instead of prefixing
+                the function's name.
+        """
+        hint = name if use_original_name else f'{self.func_name}_param_{name}'
+        return self.builder.add_initializer(numpy.asarray(array), self.builder.unique(hint))
 
     @property
     def opset_version(self) -> int:
@@ -159,7 +199,11 @@ class ConversionContext:
         return name
 
     def const(self, value: Any, dtype: Any = None, hint: str | None = None) -> str:
-        """Adds a constant tensor (an initializer) and returns its name.
+        """Adds a constant tensor and returns its name.
+
+        The tensor is a ``Constant`` node. Before opset 9, where ``Constant``
+        holds only floats, integers and booleans are a double ``Constant``
+        and a ``Cast`` (an initializer beyond 2**53).
 
         Args:
             value: An array or a Python scalar or sequence.
@@ -171,6 +215,20 @@ class ConversionContext:
         if dtype is None and array.dtype == numpy.float64 and not isinstance(value, numpy.ndarray):
             array = array.astype(numpy.float32)
         name = self.builder.unique(hint or f'{self.label}_const')
+        if self.opset >= 9 or array.dtype.kind == 'f':
+            return self.builder.add_constant(array, name)
+        # Constant holds only floats before opset 9: a double Constant and a Cast,
+        # where every value is exact in double, else an initializer.
+        if array.dtype.kind in 'biu' and (array.size == 0 or (
+                int(numpy.max(array)) <= 2 ** 53 and int(numpy.min(array)) >= -2 ** 53)):
+            wide = self.builder.add_constant(array.astype(numpy.float64),
+                                             self.builder.unique(f'{name}_double'))
+            from onnx import helper
+
+            elem = helper.np_dtype_to_tensor_dtype(array.dtype)
+            self.builder.nodes.append(helper.make_node(
+                'Cast', [wide], [name], name=self.builder.unique('Cast'), to=elem))
+            return name
         return self.builder.add_initializer(array, name)
 
     def ints(self, values: Sequence[int], hint: str | None = None) -> str:

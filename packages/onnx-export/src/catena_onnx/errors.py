@@ -48,3 +48,13 @@ class VerificationError(AssertionError):
     def __init__(self, report: Any) -> None:
         self.report = report
         super().__init__(f'onnxruntime disagrees with catena beyond tolerance:\n{report}')
+
+
+class ModelOutputTypeError(TypeError, RuntimeError):
+    """The model returned something other than a Variable or a list, tuple or dict
+    (a RuntimeError too, as onnx-chainer raised)."""
+
+
+class OutputItemTypeError(TypeError, ValueError):
+    """An item of the model's list, tuple or dict of outputs is not a Variable (a
+    ValueError too, as onnx-chainer raised)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -12,14 +13,17 @@ import numpy
 
 import catena
 from catena import _atomic
-from catena_onnx import _trace
+from catena_onnx import _trace, onnx_helper
 from catena_onnx._opsets import ir_version_for, resolve_opset
 from catena_onnx.context import ConversionContext, GraphBuilder
 from catena_onnx.errors import UnsupportedFunctionError, VerificationError
-from catena_onnx.registry import ConverterTable, default_table
+from catena_onnx.registry import ConverterTable, default_table, function_name
+from catena_onnx.retain_input_hook import RetainInputHook
 from catena_onnx.verification import verify as verify_model
 
 Shape = Sequence[int | str | None]
+
+__all__ = ['RetainInputHook', 'export', 'export_testcase', 'parameter_name']
 
 
 def _names_for(keys: list[Any], given: Any, prefix: str, what: str) -> list[str]:
@@ -115,7 +119,7 @@ class _Exporter:
     """Turns one trace into an ONNX graph."""
 
     def __init__(self, trace: _trace.Trace, table: ConverterTable, opset: int,
-                 input_names: list[str], output_names: list[str], export_params: bool,
+                 input_names: list[str], output_names: list[str] | None, export_params: bool,
                  model: Any, dynamic: bool) -> None:
         self.trace = trace
         self.table = table
@@ -129,10 +133,15 @@ class _Exporter:
         self.output_names = output_names
         self._persistents = _persistent_names(model)
         self._params: dict[int, str] = {}
+        self._label_counts: dict[str, int] = {}
         if isinstance(model, catena.Link):
             for path, param in model.namedparams():
                 if param.array is not None:
                     self._params[id(param.node)] = parameter_name(path)
+                else:
+                    warnings.warn(f'the parameter {path!r} is not initialized (its link was not '
+                                  'called), so the exported graph does not hold it',
+                                  UserWarning, stacklevel=4)
 
     def check_converters(self) -> None:
         unsupported = []
@@ -167,14 +176,17 @@ class _Exporter:
             self.names[id(variable.node)] = builder.reserve(name)
             input_ids.add(id(variable.node))
         copies: list[tuple[str, Any]] = []  # outputs that need an Identity node
-        for name, (_, variable) in zip(self.output_names, self.trace.outputs):
-            node_id = id(variable.node)
-            if variable.node.creator_node is None or node_id in self.names:
-                copies.append((name, variable))
-            else:
-                self.names[node_id] = builder.reserve(name)
+        if self.output_names is not None:
+            for name, (_, variable) in zip(self.output_names, self.trace.outputs):
+                node_id = id(variable.node)
+                if variable.node.creator_node is None or node_id in self.names:
+                    copies.append((name, variable))
+                else:
+                    self.names[node_id] = builder.reserve(name)
         for call in self.trace.calls:
             self._convert(call, input_ids)
+        if self.output_names is None:
+            self.output_names = self._name_outputs(copies)
         for name, variable in copies:
             source = self.names.get(id(variable.node))
             if source is None:
@@ -182,6 +194,20 @@ class _Exporter:
                                                                             variable.array)
             builder.add_node('Identity', [source], [builder.reserve(name)])
         return builder.nodes, builder.initializers
+
+    def _name_outputs(self, copies: list[tuple[str, Any]]) -> list[str]:
+        """Default output names, as onnx-chainer's: the name of the value each output is
+        (``LinearFunction_1``, ``Split_0_1``); ``Output_<i>`` for an output that is a graph
+        input, a constant, or an output already."""
+        names: list[str] = []
+        for index, (_, variable) in enumerate(self.trace.outputs):
+            name = self.names.get(id(variable.node))
+            if name is None or variable.node.creator_node is None or name in names:
+                name = self.builder.unique(f'Output_{index}')
+                copies.append((name, variable))
+                self.builder._names.discard(name)  # reserved again for its Identity node
+            names.append(name)
+        return names
 
     def _convert(self, call: _trace.TracedCall, input_ids: set[int]) -> None:
         builder = self.builder
@@ -194,12 +220,16 @@ class _Exporter:
             input_names.append(name)
             constant.append(node.creator_node is None and id(node) not in input_ids
                             and id(node) not in self._params)
+        label = function_name(call.func)
+        count = self._label_counts.get(label, 0)
+        self._label_counts[label] = count + 1
+        func_name = f'{label}_{count}'
         output_names = []
         for index, node in enumerate(call.output_nodes):
             name = self.names.get(id(node)) if node is not None else None
             if name is None:
-                suffix = f'_{index}' if len(call.output_nodes) > 1 else ''
-                name = builder.unique(f'{call.func.label}{suffix}')
+                name = builder.unique(func_name if len(call.output_nodes) == 1
+                                      else f'{func_name}_{index}')
                 if node is not None:
                     self.names[id(node)] = name
             output_names.append(name)
@@ -207,10 +237,11 @@ class _Exporter:
             builder, call.func, self.opset, input_names, output_names, call.in_data,
             [getattr(node, 'shape', None) for node in call.output_nodes],
             [getattr(node, 'dtype', None) for node in call.output_nodes],
-            constant, self.dynamic)
+            constant, self.dynamic, func_name=func_name)
         converter = self.table.lookup(call.func, self.opset)
         assert converter is not None  # check_converters ran first
-        returned = converter.convert(ctx)
+        with onnx_helper.converting(func_name):
+            returned = converter.convert(ctx)
         # onnx-chainer's converters return their NodeProtos instead of appending them.
         for item in returned if isinstance(returned, (list, tuple)) else [returned]:
             if hasattr(item, 'op_type'):
@@ -246,7 +277,10 @@ def export(model: Any, args: Any, filename: str | os.PathLike[str] | Any | None 
             the installed onnxruntime runs).
         input_names: A name, a list of names, or a dict keyed like ``args``
             (default ``Input_0``, ``Input_1``, ...; the keys for a dict).
-        output_names: Likewise for the outputs (default ``Output_0``, ...).
+        output_names: Likewise for the outputs (default, as in onnx-chainer: the
+            name of the value each output is, ``<FunctionNode class>_<n>``,
+            e.g. ``LinearFunction_1``; ``Output_<i>`` for an output that is
+            an input or a constant).
         train: Trace with ``catena.config.train`` True.
         return_named_inout: Also return the named inputs and outputs.
         external_converters: Converters for this export, keyed by FunctionNode
@@ -271,7 +305,6 @@ def export(model: Any, args: Any, filename: str | os.PathLike[str] | Any | None 
         dicts of Variables by ONNX name when ``return_named_inout`` is True.
     """
     del no_testcase
-    import onnx
     from onnx import helper
 
     opset = resolve_opset(opset_version)
@@ -283,18 +316,21 @@ def export(model: Any, args: Any, filename: str | os.PathLike[str] | Any | None 
     in_shapes = _input_shapes(keys, [v.array for _, v in probe_inputs], input_shapes)
 
     trace = _trace.trace(model, args, train)
-    out_names = _names_for([key for key, _ in trace.outputs], output_names, 'Output',
-                           'output_names')
+    given_out_names = None if output_names is None else _names_for(
+        [key for key, _ in trace.outputs], output_names, 'Output', 'output_names')
     in_shapes = _apply_dynamic_axes(in_names, in_shapes, dynamic_axes)
     dynamic = any(not isinstance(d, int) for shape in in_shapes for d in shape)
+
+    exporter = _Exporter(trace, table, opset, in_names, given_out_names, export_params, model,
+                         dynamic)
+    exporter.check_converters()
+    nodes, initializers = exporter.build()
+    out_names = exporter.output_names
+    assert out_names is not None  # build() names the outputs
     unknown = set(dynamic_axes or ()) - set(in_names) - set(out_names)
     if unknown:
         raise ValueError(f'dynamic_axes names {sorted(unknown)}, which are neither inputs '
                          f'{in_names} nor outputs {out_names}')
-
-    exporter = _Exporter(trace, table, opset, in_names, out_names, export_params, model, dynamic)
-    exporter.check_converters()
-    nodes, initializers = exporter.build()
 
     graph_inputs = [_value_info(name, variable.dtype, shape)
                     for name, (_, variable), shape in zip(in_names, trace.inputs, in_shapes)]
@@ -319,7 +355,7 @@ def export(model: Any, args: Any, filename: str | os.PathLike[str] | Any | None 
     from catena_onnx import __version__
 
     onnx_model.producer_version = __version__
-    onnx.checker.check_model(onnx_model, full_check=True)
+    _check(onnx_model, bool(external_converters), bool(external_opset_imports))
 
     if verify:
         feeds = {name: _trace.host_array(variable.array)
@@ -341,6 +377,28 @@ def export(model: Any, args: Any, filename: str | os.PathLike[str] | Any | None 
                                     for name, (_, variable) in zip(out_names, trace.outputs))
         return onnx_model, named_inputs, named_outputs
     return onnx_model
+
+
+def _check(onnx_model: Any, external: bool, imports_declared: bool) -> None:
+    """Runs ONNX's full model check.
+
+    A model from ``external_converters`` that declare no
+    ``external_opset_imports`` may hold operators ONNX does not know (custom
+    operators in the default domain): its failed check is a ``UserWarning``,
+    as in onnx-chainer. Any other failure raises.
+    """
+    import onnx
+
+    try:
+        onnx.checker.check_model(onnx_model, full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
+        if not external or imports_declared:
+            raise
+        warnings.warn(
+            'the exported model fails ONNX\'s check, which is ignored because it was exported '
+            'with external_converters and no external_opset_imports; declare the domains of '
+            'custom operators in external_opset_imports to have it checked. The check '
+            f'said:\n{error}', UserWarning, stacklevel=3)
 
 
 def _write(onnx_model: Any, filename: Any, save_text: bool) -> None:

@@ -73,6 +73,11 @@ def _as_converters(func_class: Any, value: Any, origin: str) -> list[Converter]:
         f'callable keyed by a FunctionNode class; got {func_class!r}: {value!r}')
 
 
+def function_name(func: Any) -> str:
+    """The name converters are keyed by: a wrapped function's name, else the class name."""
+    return str(getattr(func, 'custom_function_node_name', None) or type(func).__name__)
+
+
 class ConverterTable:
     """Finds the converter for a FunctionNode class and an opset.
 
@@ -91,14 +96,17 @@ class ConverterTable:
         self._by_class.setdefault(item.func_class, []).insert(0, item)
 
     def add_by_name(self, label: str, convert: ConvertFunction) -> None:
-        """Adds a converter for every FunctionNode whose label is ``label``."""
+        """Adds a converter for every FunctionNode whose class name (a wrapped function's
+        name) or label is ``label``."""
         self._by_name.setdefault(label, []).insert(0, Converter(object, convert))
 
     def lookup(self, func: Any, opset: int) -> Converter | None:
         """Returns the converter for ``func`` (a node) at ``opset``, or None."""
-        by_name = self._by_name.get(getattr(func, 'label', ''))
-        if by_name:
-            return by_name[0]
+        if self._by_name:
+            for name in (function_name(func), getattr(func, 'label', '')):
+                by_name = self._by_name.get(name)
+                if by_name:
+                    return by_name[0]
         for cls in type(func).__mro__:
             for item in self._by_class.get(cls, ()):
                 if item.supports(opset):

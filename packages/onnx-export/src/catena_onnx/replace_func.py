@@ -12,6 +12,7 @@ in ``attributes`` (a custom operator, for runtimes that implement it).
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -85,6 +86,15 @@ class WrappedFunctionNode(FunctionNode):
     def label(self) -> str:
         return self.custom_function_node_name
 
+    def __getattr__(self, name: str) -> Any:
+        # The wrapped function's other arguments read as the node's attributes
+        # (``node.value``), as converters of onnx-chainer expect.
+        attributes = self.__dict__.get('attributes')
+        if attributes is not None and name in attributes:
+            return attributes[name]
+        label = self.__dict__.get('custom_function_node_name')
+        raise AttributeError(f'{type(self).__name__} {label!r} has no attribute {name!r}')
+
     def _run(self, inputs: Sequence[Any]) -> Any:
         return self.func(*_fill(self.args, inputs), **_fill(self.kwargs, inputs))
 
@@ -99,6 +109,11 @@ class WrappedFunctionNode(FunctionNode):
         inputs = list(self.get_retained_inputs())
         with catena.force_backprop_mode():
             outputs, _ = _flat_outputs(self._run(inputs))
+        if not any(isinstance(y, catena.Variable) and y.creator is not None for y in outputs):
+            raise ValueError(
+                f'{self.custom_function_node_name}: the wrapped function returned no Variable '
+                'computed from its inputs (only arrays or constants), so it cannot be '
+                'backpropagated; return Variables to make it differentiable')
         pairs = [(y, gy) for y, gy in zip(outputs, grad_outputs)
                  if gy is not None and isinstance(y, catena.Variable) and y.creator is not None]
         targets = [inputs[i] for i in indexes]
@@ -106,6 +121,35 @@ class WrappedFunctionNode(FunctionNode):
             return (None,) * len(indexes)
         return tuple(catena.grad([y for y, _ in pairs], targets, [gy for _, gy in pairs],
                                  enable_double_backprop=True))
+
+
+def _holds_data(value: Any) -> bool:
+    found: list[Any] = []
+    _flatten(value, found)
+    return bool(found)
+
+
+def _attributes(func: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any],
+                renames: Sequence[tuple[Any, str]]) -> dict[str, Any]:
+    """The arguments that hold no Variable or array, by name: ``arg<i>`` for the
+    i-th positional one, the parameter name for the others (defaults included),
+    renamed by ``renames``."""
+    rename = dict(renames)
+    named: list[tuple[Any, Any]] = list(enumerate(args))
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except (TypeError, ValueError):  # no signature, or arguments it does not take
+        named += list(kwargs.items())
+    else:
+        bound.apply_defaults()
+        named += [(key, value) for i, (key, value) in enumerate(bound.arguments.items())
+                  if i >= len(args)]
+    attributes = {}
+    for key, value in named:
+        if not _holds_data(value):
+            default = f'arg{key}' if isinstance(key, int) else str(key)
+            attributes[rename.get(key, default)] = value
+    return attributes
 
 
 def _call_wrapped(name: str, func: Callable[..., Any], args: Any, kwargs: Any,
@@ -164,12 +208,7 @@ def fake_as_funcnode(alt_func: Callable[..., Any], name: str,
 
     @functools.wraps(alt_func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        attributes = {}
-        for key, attribute in renames:
-            if isinstance(key, int) and key < len(args):
-                attributes[attribute] = args[key]
-            elif key in kwargs:
-                attributes[attribute] = kwargs[key]
-        return _call_wrapped(name, alt_func, args, kwargs, attributes, node_class)
+        return _call_wrapped(name, alt_func, args, kwargs,
+                             _attributes(alt_func, args, kwargs, renames), node_class)
 
     return wrapped

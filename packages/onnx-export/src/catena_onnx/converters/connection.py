@@ -200,3 +200,39 @@ for _module in ('catena.functions',
                 'catena.functions.connection.deformable_convolution_2d_sampler',
                 'catena.links.connection.deformable_convolution_2d'):
     substitute_while_tracing(_module, 'deformable_convolution_2d_sampler', _refuse_deformable)
+
+
+def _convert_local_convolution_2d(ctx: ConversionContext) -> None:
+    """Gathers every window of ``x`` (as ``im2col``), then one batched ``MatMul`` over the
+    output positions: ``(oh*ow, n, taps) @ (oh*ow, taps, c_out)``."""
+    x_array, w_array = ctx.input_arrays[:2]
+    n, _, h, w = x_array.shape
+    c_out, out_h, out_w, c_in, kh, kw = w_array.shape
+    sy, sx = ctx.func.sy, ctx.func.sx
+    taps, positions = c_in * kh * kw, out_h * out_w
+    rows = (numpy.arange(kh)[:, None, None, None] + numpy.arange(out_h)[None, None, :, None] * sy)
+    cols = (numpy.arange(kw)[None, :, None, None] + numpy.arange(out_w)[None, None, None, :] * sx)
+    flat = _ops.reshape(ctx, ctx.inputs[0], [0, 0, h * w])
+    windows = ctx.op('Gather', [flat, ctx.const((rows * w + cols).astype(numpy.int64))], axis=2)
+    columns = _ops.reshape(ctx, windows, [0, taps, positions])  # (n, taps, positions)
+    columns = ctx.op('Transpose', [columns], perm=[2, 0, 1])
+    weight = ctx.inputs[1]
+    if w_array.dtype != x_array.dtype:
+        weight = _ops.cast(ctx, weight, x_array.dtype)
+    weight = _ops.reshape(ctx, weight, [c_out, positions, taps])
+    weight = ctx.op('Transpose', [weight], perm=[1, 2, 0])
+    product = ctx.op('MatMul', [columns, weight])  # (positions, n, c_out)
+    product = ctx.op('Transpose', [product], perm=[1, 2, 0])
+    if len(ctx.inputs) == 2:
+        _ops.reshape(ctx, product, [n, c_out, out_h, out_w], out=ctx.outputs[0])
+        return
+    shaped = _ops.reshape(ctx, product, [n, c_out, out_h, out_w])
+    ctx.node('Add', [shaped, ctx.inputs[2]], ctx.outputs)
+
+
+try:  # LocalConvolution2DFunction is one FunctionNode in newer catena cores
+    from catena.functions.connection.local_convolution_2d import LocalConvolution2DFunction
+except ImportError:  # older cores compose it from Im2Col and MatMul, converted on their own
+    pass
+else:
+    converter(LocalConvolution2DFunction)(_convert_local_convolution_2d)

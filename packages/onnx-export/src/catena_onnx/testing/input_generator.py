@@ -1,4 +1,10 @@
-"""Deterministic test inputs whose values differ from element to element."""
+"""Deterministic test inputs that increase element by element (onnx-chainer's values).
+
+>>> increasing(3, 4)
+array([[-3. , -2.5, -2. , -1.5],
+       [-1. , -0.5,  0. ,  0.5],
+       [ 1. ,  1.5,  2. ,  2.5]], dtype=float32)
+"""
 
 from __future__ import annotations
 
@@ -12,22 +18,50 @@ def shaped_range(*shape: int, dtype: Any = numpy.float32) -> numpy.ndarray:
     return numpy.arange(int(numpy.prod(shape)), dtype=dtype).reshape(shape)
 
 
+def _steps(shape: tuple[int, ...], dtype: Any, centred: bool, bias: float) -> numpy.ndarray:
+    values = numpy.arange(int(numpy.prod(shape)), dtype=numpy.float64)
+    if centred:
+        values -= values.size // 2
+    if numpy.dtype(dtype).kind == 'f':
+        values *= 0.5
+    values += bias
+    return values.astype(dtype).reshape(shape)
+
+
 def increasing(*shape: int, dtype: Any = numpy.float32) -> numpy.ndarray:
-    """Returns evenly spaced values from -1 to 1 (inclusive) in ``shape``."""
-    size = int(numpy.prod(shape))
-    return numpy.linspace(-1.0, 1.0, size).astype(dtype).reshape(shape)
+    """Returns a monotonically increasing array with negative values, zero and
+    (for float dtypes) non-integers: steps of 0.5 (1 for integers) centred so that
+    element ``size // 2`` is 0.
+
+    Args:
+        shape: The shape.
+        dtype: The dtype.
+    """
+    return _steps(shape, dtype, centred=True, bias=0.0)
 
 
-def nonzero_increasing(*shape: int, dtype: Any = numpy.float32, bound: float = 1e-3
+def nonzero_increasing(*shape: int, dtype: Any = numpy.float32, bias: float = 1e-7
                        ) -> numpy.ndarray:
-    """Like :func:`increasing`, with values of magnitude at least ``bound``."""
-    x = increasing(*shape, dtype=numpy.float64)
-    x = numpy.where(numpy.abs(x) < bound, numpy.copysign(bound, x + 1e-300), x)
-    return x.astype(dtype)
+    """Like :func:`increasing` plus ``bias``, so that no element is zero (for divisors).
+
+    Args:
+        shape: The shape.
+        dtype: A float dtype.
+        bias: What is added to every element.
+    """
+    if numpy.dtype(dtype).kind != 'f':
+        raise ValueError(f'nonzero_increasing makes float arrays, got dtype {dtype!r}')
+    return _steps(shape, dtype, centred=True, bias=bias)
 
 
-def positive_increasing(*shape: int, dtype: Any = numpy.float32, bound: float = 1e-3
+def positive_increasing(*shape: int, dtype: Any = numpy.float32, bias: float = 1e-7
                         ) -> numpy.ndarray:
-    """Returns evenly spaced values from ``bound`` to 1 + ``bound`` in ``shape``."""
-    size = int(numpy.prod(shape))
-    return (numpy.linspace(0.0, 1.0, size) + bound).astype(dtype).reshape(shape)
+    """Returns ``bias, bias + 0.5, bias + 1, ...`` (steps of 1 for integers) in
+    ``shape``, for functions defined on positive numbers (``log``, ``sqrt``).
+
+    Args:
+        shape: The shape.
+        dtype: The dtype.
+        bias: The first element.
+    """
+    return _steps(shape, dtype, centred=False, bias=bias)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import contextlib
 import warnings
 import weakref
 from collections.abc import Iterator, Sequence
@@ -10,7 +11,7 @@ from typing import Any
 
 import numpy
 
-from catena import backend
+from catena import backend, config
 from catena.link import Link
 from catena.parameter import Parameter
 
@@ -78,6 +79,22 @@ class CommunicatorBase(abc.ABC):
             raise ValueError(f'unknown setting {name!r} for {type(self).__name__}; expected one '
                              f'of {", ".join(self._config_names())}')
         return getattr(self, name)
+
+    @contextlib.contextmanager
+    def config_scope(self) -> Iterator[None]:
+        """Within the block, attributes set on the communicator are also recorded in
+        ``_configs`` (ChainerMN's internal ``config_scope``)."""
+        previous = self.__dict__.get('_in_config_scope', False)
+        object.__setattr__(self, '_in_config_scope', True)
+        try:
+            yield
+        finally:
+            object.__setattr__(self, '_in_config_scope', previous)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get('_in_config_scope'):
+            self.__dict__.setdefault('_configs', {})[name] = value
+        super().__setattr__(name, value)
 
     # ------------------------------------------------------------- topology
 
@@ -231,6 +248,19 @@ class CommunicatorBase(abc.ABC):
 # ---------------------------------------------------------------------------
 # Helpers shared by the implementations
 # ---------------------------------------------------------------------------
+
+def check_not_diverged(grads: Sequence[Any]) -> None:
+    """In debug mode (``catena.config.debug``), raises ``ValueError`` when an averaged
+    gradient holds NaN or Inf, as ChainerMN does."""
+    if not config.debug:
+        return
+    for index, grad in enumerate(grads):
+        host = backend.get_device_from_array(grad).to_numpy(grad) \
+            if not isinstance(grad, numpy.ndarray) else grad
+        if host.dtype.kind in 'fc' and not numpy.isfinite(host).all():
+            raise ValueError(f'multi_node_mean_grad: the gradients diverged (gradient {index} '
+                             'holds NaN or Inf after averaging); debug mode checks them')
+
 
 def _check_grad_dtype(dtype: Any) -> numpy.dtype | None:
     if dtype is None:

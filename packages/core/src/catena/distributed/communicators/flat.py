@@ -7,6 +7,7 @@ from typing import Any
 
 from catena.distributed._packing import Packer
 from catena.distributed.communicators.base import (
+    check_not_diverged,
     checked_size,
     grads_to_average,
     initialized_params,
@@ -77,7 +78,9 @@ class FlatCommunicator(MpiCommunicatorBase):
                 'pack_max_kb': self._pack_max_kb}
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
-        self._mean_grad_arrays(grads_to_average(model, zero_fill))
+        grads = grads_to_average(model, zero_fill)
+        self._mean_grad_arrays(grads)
+        check_not_diverged(grads)
 
     def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         scale = 1.0 / self.size

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import pickle
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,10 +10,12 @@ import numpy
 
 from catena import backend
 from catena.distributed import _arrays, _mpi, global_except_hook
-from catena.distributed.communicators.base import MAX_BUF_LEN, CommunicatorBase
-
-# MPI counts are C ints.
-_MAX_COUNT = 2 ** 31 - 1
+from catena.distributed.communicators import _communication_utility
+from catena.distributed.communicators.base import (
+    MAX_BUF_LEN,
+    CommunicatorBase,
+    initialized_params,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -348,35 +349,10 @@ class MpiCommunicatorBase(CommunicatorBase):
 
         The object is pickled on ``root`` and unpickled on the other ranks
         (use only within one job), and sent in pieces of at most
-        ``max_buf_len`` bytes.
+        ``max_buf_len`` bytes (in ``[1, 2**31 - 1)``).
         """
         self._check_rank(root, 'root')
-        if isinstance(max_buf_len, bool) or not isinstance(max_buf_len, int) \
-                or not 0 < max_buf_len <= _MAX_COUNT:
-            raise ValueError(f'max_buf_len must be an int in [1, {_MAX_COUNT}], got '
-                             f'{max_buf_len!r}')
-        MPI = _mpi.get_mpi()
-        is_root = self.rank == root
-        header: Any = None
-        payload: Any = None
-        pickling_error: Exception | None = None
-        if is_root:
-            try:
-                payload = numpy.frombuffer(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL),
-                                           dtype=numpy.uint8)
-                header = payload.size
-            except Exception as error:  # noqa: BLE001 - told to every rank, then re-raised
-                header = _Failure(root, f'cannot pickle the object: {error!r}')
-                pickling_error = error
-        header = self._mpi_comm.bcast(header, root=root)
-        if pickling_error is not None:
-            raise pickling_error
-        self._raise_failures([header], 'bcast_obj')
-        if not is_root:
-            payload = numpy.empty(header, dtype=numpy.uint8)
-        for start in range(0, header, max_buf_len):
-            self._mpi_comm.Bcast([payload[start:start + max_buf_len], MPI.BYTE], root=root)
-        return obj if is_root else pickle.loads(payload.tobytes())
+        return _communication_utility.chunked_bcast_obj(obj, self._mpi_comm, max_buf_len, root)
 
     def gather_obj(self, obj: Any, root: int = 0) -> list[Any] | None:
         """Gathers picklable objects on ``root`` (pickled: use only within one job)."""
@@ -395,6 +371,20 @@ class MpiCommunicatorBase(CommunicatorBase):
         """Scatters ``root``'s sequence of objects (pickled: use only within one job)."""
         self._check_rank(root, 'root')
         return self._mpi_comm.scatter(objs, root=root)
+
+    # ------------------------------------------------------------- parameters
+
+    def bcast_data(self, model: Any) -> None:
+        """Overwrites every rank's parameters of ``model`` with rank 0's, one MPI call per
+        parameter (collective; subclasses may pack them)."""
+        for param in initialized_params(model):
+            data = param.array
+            if data.flags.c_contiguous:
+                self._bcast_in_place(data.reshape(-1), root=0)
+            else:
+                flat = data.reshape(-1)  # a copy, as data is not contiguous
+                self._bcast_in_place(flat, root=0)
+                data[...] = flat.reshape(data.shape)
 
     # ------------------------------------------------------------- in-place helpers
 

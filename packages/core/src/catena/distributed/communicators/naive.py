@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from catena.distributed.communicators.base import grads_to_average, initialized_params
+from catena.distributed.communicators.base import check_not_diverged, grads_to_average
 from catena.distributed.communicators.mpi_base import MpiCommunicatorBase
 
 
@@ -22,19 +22,11 @@ class NaiveCommunicator(MpiCommunicatorBase):
     """
 
     def multi_node_mean_grad(self, model: Any, zero_fill: bool = False) -> None:
-        self._mean_grad_arrays(grads_to_average(model, zero_fill))
+        grads = grads_to_average(model, zero_fill)
+        self._mean_grad_arrays(grads)
+        check_not_diverged(grads)
 
     def _mean_grad_arrays(self, grads: Sequence[Any]) -> None:
         scale = 1.0 / self.size
         for grad in grads:
             self._mean_in_place(grad, scale)
-
-    def bcast_data(self, model: Any) -> None:
-        for param in initialized_params(model):
-            data = param.array
-            if data.flags.c_contiguous:
-                self._bcast_in_place(data.reshape(-1), root=0)
-            else:
-                flat = data.reshape(-1)  # a copy, as data is not contiguous
-                self._bcast_in_place(flat, root=0)
-                data[...] = flat.reshape(data.shape)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from typing import Any
 
 from catena import serializers
@@ -16,6 +17,33 @@ def _check_count(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f'{name} must be a positive int, got {value!r}')
     return value
+
+
+class _CheckpointStats:
+    """How long the saves took: :meth:`start` and :meth:`end` around each one."""
+
+    def __init__(self) -> None:
+        self.timings: list[float] = []
+        self._started: float | None = None
+
+    def start(self) -> None:
+        """Marks the beginning of a save."""
+        self._started = time.perf_counter()
+
+    def end(self) -> None:
+        """Marks the end of the save begun by :meth:`start`."""
+        if self._started is None:
+            raise RuntimeError('_CheckpointStats.end() called without start()')
+        self.timings.append(time.perf_counter() - self._started)
+        self._started = None
+
+    def report(self) -> str:
+        """A one-line summary: the number of saves and their mean, min and max time."""
+        if not self.timings:
+            return 'No checkpoint saved yet'
+        count = len(self.timings)
+        return (f'{count} checkpoint(s) saved: mean {sum(self.timings) / count:.6f} s, '
+                f'min {min(self.timings):.6f} s, max {max(self.timings):.6f} s')
 
 
 class _MultiNodeCheckpointer(extension.Extension):
@@ -37,6 +65,7 @@ class _MultiNodeCheckpointer(extension.Extension):
         self._saves_since_gc = 0
         self._failed = False
         self._pattern = re.compile(re.escape(f'{name}.{comm.rank}.') + r'(\d+)')
+        self.stats = _CheckpointStats()
 
     @property
     def default_name(self) -> str:  # type: ignore[override]
@@ -53,6 +82,25 @@ class _MultiNodeCheckpointer(extension.Extension):
     def _filename(self, iteration: int) -> str:
         return os.path.join(self._folder(), f'{self.checkpoint_name}.{self.comm.rank}.'
                                             f'{iteration}')
+
+    def _filenames(self, iterations: Any) -> list[str]:
+        """The file names (without folder) of this rank's checkpoints of ``iterations``."""
+        return [f'{self.checkpoint_name}.{self.comm.rank}.{int(i)}' for i in iterations]
+
+    def _parse_filenames(self, filenames: Any) -> list[tuple[str, int, int]]:
+        """``(name, rank, iteration)`` of each of ``filenames`` that is one of this run's
+        checkpoints (of any rank)."""
+        pattern = re.compile(re.escape(self.checkpoint_name) + r'\.(\d+)\.(\d+)')
+        parsed = []
+        for filename in filenames:
+            match = pattern.fullmatch(os.path.basename(filename))
+            if match is not None:
+                parsed.append((self.checkpoint_name, int(match.group(1)), int(match.group(2))))
+        return parsed
+
+    def get_stats(self) -> str:
+        """A summary of the time the saves took."""
+        return self.stats.report()
 
     def local_iterations(self) -> list[int]:
         """The iterations of this rank's checkpoint files in the folder, ascending."""
@@ -100,7 +148,9 @@ class _MultiNodeCheckpointer(extension.Extension):
             raise ValueError(f'iteration must be a non-negative int, got {iteration!r}')
         folder = self._folder()
         os.makedirs(folder, exist_ok=True)
+        self.stats.start()
         serializers.save_npz(self._filename(iteration), target)
+        self.stats.end()
         self._saves_since_gc += 1
         if self._saves_since_gc >= self.gc_interval:
             self._saves_since_gc = 0

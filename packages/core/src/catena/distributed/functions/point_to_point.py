@@ -193,7 +193,7 @@ def recv(communicator: CommunicatorBase, rank: int, delegate_variable: Any = Non
     return ys
 
 
-def pseudo_connect(delegate_variable: Any, *actual_variables: Any) -> Any:
+def pseudo_connect(delegate_variable: Any, *actual_variables: Any) -> tuple[Variable, ...]:
     """Returns ``actual_variables`` joined, in the graph, to ``delegate_variable``.
 
     The outputs have the values of ``actual_variables``. Backprop through
@@ -209,7 +209,8 @@ def pseudo_connect(delegate_variable: Any, *actual_variables: Any) -> Any:
         actual_variables: The Variables (or arrays) to return.
 
     Returns:
-        A Variable for one actual variable, a tuple of Variables otherwise.
+        tuple: The Variables, one per actual variable (a 1-tuple for one, as
+        in ChainerMN).
     """
     if not isinstance(delegate_variable, Variable):
         raise TypeError(f'pseudo_connect: delegate_variable must be a Variable, got '
@@ -221,5 +222,4 @@ def pseudo_connect(delegate_variable: Any, *actual_variables: Any) -> Any:
         if item is None or not hasattr(_common.array_of(item), 'shape'):
             raise TypeError(f'pseudo_connect: actual_variables[{i}] must be a Variable or an '
                             f'array, got {type(item).__name__}')
-    ys = PseudoConnect().apply((delegate_variable, *actual_variables))
-    return ys[0] if len(ys) == 1 else ys
+    return PseudoConnect().apply((delegate_variable, *actual_variables))

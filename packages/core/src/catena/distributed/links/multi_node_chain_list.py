@@ -37,8 +37,8 @@ def _tie(anchor: Variable | None, value: Any) -> Any:
         return value
     tied = pseudo_connect(anchor, *items)
     if isinstance(value, (tuple, list)):
-        return tuple(tied) if len(items) > 1 else (tied,)
-    return tied
+        return tied
+    return tied[0]
 
 
 class MultiNodeChainList(SharesCommunicatorOnCopy, ChainList):
@@ -157,7 +157,7 @@ class MultiNodeChainList(SharesCommunicatorOnCopy, ChainList):
                 else:
                     delegate = send(x, comm, destination)
                     anchor = delegate if index == 0 or anchor is None \
-                        else pseudo_connect(anchor, delegate)
+                        else pseudo_connect(anchor, delegate)[0]
         if output is None:
             return anchor
         if anchor is None or anchor is _last_variable(output):

@@ -113,7 +113,7 @@ class MultiNodeNStepRNN(SharesCommunicatorOnCopy, Chain):
         if self.rank_out is not None:
             for cell in outputs[:self.n_cells]:
                 if delegate is not None:
-                    cell = pseudo_connect(delegate, cell)
+                    cell, = pseudo_connect(delegate, cell)
                 delegate = send(cell, self.comm, self.rank_out)
         return outputs + (delegate,)
 

@@ -1,4 +1,5 @@
-"""``multi_node_snapshot``: one snapshot file per replica set of ranks."""
+"""``multi_node_snapshot``: one snapshot file per replica set of ranks (ChainerMN's
+``chainermn.extensions._multi_node_snapshot``)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ def replica_sets_of(replica_sets: Any, size: int) -> list[list[int]]:
     if rest:
         sets.append(rest)
     return sets
+
+
+def _parse_replica_sets(replica_sets: Any, size: int) -> list[set[int]]:
+    """:func:`replica_sets_of` as sets of ranks (ChainerMN's name)."""
+    return [set(ranks) for ranks in replica_sets_of(replica_sets, size)]
 
 
 class _MultiNodeSnapshot(extension.Extension):

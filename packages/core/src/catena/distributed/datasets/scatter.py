@@ -1,7 +1,8 @@
-"""Splitting a dataset among the ranks (ChainerMN's ``scatter_dataset``)."""
+"""Splitting a dataset among the ranks (ChainerMN's ``chainermn.datasets.scatter``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy
@@ -14,10 +15,12 @@ def subset_range(n_total_samples: int, size: int, rank: int,
                  force_equal_length: bool = True) -> tuple[int, int]:
     """The interval ``[begin, end)`` of positions that rank ``rank`` of ``size`` takes.
 
-    Rank ``i`` starts at ``n * i // size``. With ``force_equal_length`` every
-    rank takes ``ceil(n / size)`` positions, so that the intervals overlap a
-    little (some examples are used twice) when ``size`` does not divide
-    ``n``; otherwise the intervals tile ``[0, n)`` exactly.
+    With ``force_equal_length`` rank ``i`` starts at ``n * i // size`` and
+    every rank takes ``ceil(n / size)`` positions, so that the intervals
+    overlap a little (some examples are used twice) when ``size`` does not
+    divide ``n``. Otherwise the intervals tile ``[0, n)`` exactly, the first
+    ``n % size`` ranks taking one position more than the others (as in
+    ChainerMN).
 
     Args:
         n_total_samples: The number of examples ``n``.
@@ -25,11 +28,20 @@ def subset_range(n_total_samples: int, size: int, rank: int,
         rank: The rank.
         force_equal_length: Whether every rank gets the same number of examples.
     """
-    begin = n_total_samples * rank // size
     if force_equal_length:
+        begin = n_total_samples * rank // size
         # begin + ceil(n / size) never passes n: for the last rank it is exactly n.
         return begin, begin + -(-n_total_samples // size)
-    return begin, n_total_samples * (rank + 1) // size
+    stride, remainder = divmod(n_total_samples, size)
+    begin = rank * stride + min(rank, remainder)
+    return begin, begin + stride + (1 if rank < remainder else 0)
+
+
+def _scatter_index(n_total_samples: int, size: int,
+                   force_equal_length: bool) -> Iterator[tuple[int, int, int]]:
+    """Yields ``(rank, begin, end)`` for each rank (see :func:`subset_range`; ChainerMN's name)."""
+    for rank in range(size):
+        yield (rank, *subset_range(n_total_samples, size, rank, force_equal_length))
 
 
 def scatter_index(n_total_samples: int, comm: CommunicatorBase, root: int = 0, *,
@@ -94,16 +106,6 @@ def scatter_dataset(dataset: Any, comm: CommunicatorBase, root: int = 0, shuffle
     dataset, order = _unwrap(comm.bcast_obj(message, max_buf_len=max_buf_len, root=root), root)
     begin, end = subset_range(len(dataset), comm.size, comm.rank, force_equal_length)
     return SubDataset(dataset, begin, end, order)
-
-
-def create_empty_dataset(dataset: Any) -> list[tuple[()]]:
-    """Returns a dataset of ``len(dataset)`` empty tuples.
-
-    Ranks that take no input data (for example in model parallelism, where
-    another rank feeds them through the communicator) iterate over it to stay
-    in step with the ranks that do.
-    """
-    return [()] * len(dataset)
 
 
 def _root_message(compute: Any) -> tuple[bool, Any]:

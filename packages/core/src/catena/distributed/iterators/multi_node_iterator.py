@@ -1,14 +1,12 @@
-"""Iterators that give every rank the same batches (ChainerMN's ``chainermn.iterators``).
-
-:func:`create_multi_node_iterator` lets one rank (the master) iterate and
-broadcasts each of its batches; :func:`create_synchronized_iterator` makes
-every rank's own iterator draw the same orders.
-"""
+"""The master's iterator, its batches broadcast to every rank (ChainerMN's
+``chainermn.iterators.multi_node_iterator``)."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
+
+import numpy
 
 from catena.dataset.iterator import Iterator
 from catena.distributed.communicators.base import CommunicatorBase
@@ -197,32 +195,25 @@ def create_multi_node_iterator(actual_iterator: Any, communicator: CommunicatorB
     return _MultiNodeIterator(actual_iterator, comm, rank_master)
 
 
-def create_synchronized_iterator(actual_iterator: Any, communicator: CommunicatorBase) -> Any:
-    """Makes every rank's iterator visit its dataset in rank 0's orders.
-
-    Rank 0's order sampler (with its random state) is broadcast and
-    replaces every rank's, and the iterators are reset, so that each rank
-    draws the same sequence of orders, and so the same batches when the
-    datasets are the same, without any communication per batch. The
-    sampler must be picklable and deterministic given its state (the
-    built-in :class:`~catena.iterators.ShuffleOrderSampler` is); when rank 0
-    does not shuffle (no sampler), no rank does. Creating the iterator is a
-    collective call.
+def _build_ctrl_msg(stop: bool, is_valid_data_type: bool, is_paired_dataset: bool,
+                    is_new_epoch: bool, current_position: int) -> numpy.ndarray:
+    """Encodes ChainerMN's per-batch control message as an int64 array.
 
     Args:
-        actual_iterator: An iterator with an ``order_sampler`` attribute
-            (:class:`~catena.iterators.SerialIterator`,
-            :class:`~catena.iterators.MultiprocessIterator`...).
-        communicator: The communicator.
-
-    Returns:
-        ``actual_iterator``, synchronized.
+        stop: Whether the master's iterator stopped.
+        is_valid_data_type: Whether the batch could be sent.
+        is_paired_dataset: Whether each example is a tuple.
+        is_new_epoch: The master's ``is_new_epoch``.
+        current_position: The master's ``current_position``.
     """
-    comm = _check_communicator(communicator)
-    if not hasattr(actual_iterator, 'order_sampler'):
-        raise ValueError(f'actual_iterator must have an order_sampler attribute (as '
-                         f'SerialIterator and MultiprocessIterator do), got '
-                         f'{type(actual_iterator).__name__}')
-    actual_iterator.order_sampler = comm.bcast_obj(actual_iterator.order_sampler, root=0)
-    actual_iterator.reset()
-    return actual_iterator
+    return numpy.array([stop, is_valid_data_type, is_paired_dataset, is_new_epoch,
+                        current_position], dtype=numpy.int64)
+
+
+def _parse_ctrl_msg(msg: Any) -> tuple[bool, bool, bool, bool, int]:
+    """Decodes a message of :func:`_build_ctrl_msg` into its five fields."""
+    values = numpy.asarray(msg).reshape(-1)
+    if values.size != 5:
+        raise ValueError(f'a control message has 5 fields, got {values.size}')
+    stop, valid, paired, new_epoch, position = (int(v) for v in values)
+    return bool(stop), bool(valid), bool(paired), bool(new_epoch), position
