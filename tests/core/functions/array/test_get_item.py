@@ -84,3 +84,19 @@ def test_too_many_indices_are_rejected():
 def test_bad_index_type_is_rejected():
     with pytest.raises(TypeError, match='an index must be'):
         F.get_item(np.zeros(3), 'a')
+
+
+def test_a_list_of_ints_is_one_index_and_any_other_list_a_tuple():
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(F.get_item(x, [2, 0]).array, x[[2, 0]])
+    np.testing.assert_array_equal(F.get_item(x, [np.int64(1)]).array, x[[1]])
+    np.testing.assert_array_equal(F.get_item(x, [1, slice(None, None, 2)]).array, x[1, ::2])
+    np.testing.assert_array_equal(F.get_item(x, [[0, 2], [1, 3]]).array, x[[0, 2], [1, 3]])
+    np.testing.assert_array_equal(F.get_item(x, [Ellipsis, 1]).array, x[..., 1])
+    v = catena.Variable(x)
+    y = F.get_item(v, [slice(1, None), [0, 0]])
+    y.grad = np.ones_like(y.array)
+    y.backward()
+    expected = np.zeros_like(x)
+    expected[1:, 0] = 2
+    np.testing.assert_array_equal(v.grad, expected)

@@ -73,3 +73,10 @@ def test_not_a_permutation(indices, match):
 def test_invalid_types(x, indices, axis, match):
     with pytest.raises(type_check.InvalidType, match=match):
         F.permutate(x, indices, axis)
+
+
+def test_the_node_keeps_its_indices_as_chainers_did():
+    x = catena.Variable(np.arange(6.0).reshape(3, 2))
+    indices = np.array([2, 0, 1], np.int32)
+    y = F.permutate(x, indices)
+    np.testing.assert_array_equal(y.creator.indices, indices)

@@ -17,6 +17,11 @@ def _is_advanced(slices: tuple[Any, ...]) -> bool:
 
 
 def _normalize(slices: Any) -> tuple[Any, ...]:
+    if isinstance(slices, list) and not all(
+            isinstance(s, (int, numpy.integer)) for s in slices):
+        # As in Chainer (and NumPy before 1.23): a list holding anything but
+        # ints is a tuple of indices, e.g. [0, slice(None)] or [[0, 1], [1, 2]].
+        slices = tuple(slices)
     if not isinstance(slices, tuple):
         slices = (slices,)
     result = []
@@ -91,7 +96,8 @@ def get_item(x: Any, slices: Any) -> Variable:
     Args:
         x: A Variable or array.
         slices: An int, slice, None, Ellipsis, integer or boolean array, or a
-            tuple of them.
+            tuple of them. A list of ints is one integer array index; any
+            other list is read as a tuple, as Chainer reads it.
 
     Returns:
         Variable: The selected elements.

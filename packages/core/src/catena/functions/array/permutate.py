@@ -27,7 +27,12 @@ def _check_permutation(indices: Any) -> None:
 
 class Permutate(FunctionNode):
     """Reorders ``x`` along ``axis``: ``y[i] = x[indices[i]]`` (``y[indices[i]] = x[i]``
-    with ``inv``)."""
+    with ``inv``).
+
+    Attributes:
+        indices: The permutation of the last forward pass (the second input),
+            as Chainer's node kept it.
+    """
 
     def __init__(self, axis: int = 0, inv: bool = False) -> None:
         if not isinstance(axis, int) or isinstance(axis, bool):
@@ -50,6 +55,7 @@ class Permutate(FunctionNode):
         self.retain_inputs((1,))
         x, indices = inputs
         _check_permutation(indices)
+        self.indices = indices  # Chainer's attribute (its node held the array)
         xp = backend.get_array_module(x)
         if not self.inv:
             return xp.take(x, indices, axis=self.axis),
