@@ -267,9 +267,9 @@ def chainer_suite(session: nox.Session) -> None:
     below = [f"{group}: {passed.get(group, 0)} passed, floor {minimum}"
              for group, minimum in sorted(floor.items()) if passed.get(group, 0) < minimum]
     if raise_floor:
-        # Chainer's tests draw random inputs; 0.5% of slack keeps a rare
-        # tolerance miss from failing CI.
-        raised = {group: max(count - count // 200, floor.get(group, 0))
+        # Chainer's tests draw random inputs; 0.5% of slack (at least one
+        # test) keeps a rare tolerance miss from failing CI.
+        raised = {group: max(count - max(1, count // 200), floor.get(group, 0))
                   for group, count in passed.items()}
         raised.update({g: m for g, m in floor.items() if g not in raised})
         CHAINER_SUITE_FLOOR.write_text(json.dumps(
