@@ -59,7 +59,14 @@ def get_unique_id() -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    """Other names (``NcclCommunicator``, ``NCCL_FLOAT32``, ...) come from CuPy's binding."""
-    if name.startswith('__'):
-        raise AttributeError(name)
-    return getattr(_required(), name)
+    """Other names (``NcclCommunicator``, ``NCCL_FLOAT32``, ...) come from CuPy's binding.
+
+    Without it they raise ``AttributeError`` (saying why), so that tools that
+    probe a module's attributes keep working.
+    """
+    binding = None if name.startswith('__') else _binding()
+    if binding is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r} (NCCL is not '
+                             'available: it needs CuPy with its NCCL binding and an NVIDIA '
+                             'GPU)')
+    return getattr(binding, name)
