@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from catena.dataset.tabular import tabular_dataset
+from catena.dataset.tabular.delegate_dataset import DelegateDataset
 
 
-class WithConverter(tabular_dataset.TabularDataset):
+class WithConverter(DelegateDataset):
     """``dataset`` whose :meth:`convert` calls ``converter`` on the fetched columns.
 
     ``converter`` gets the columns as positional arguments (tuple or unary
@@ -17,22 +18,8 @@ class WithConverter(tabular_dataset.TabularDataset):
 
     def __init__(self, dataset: tabular_dataset.TabularDataset,
                  converter: Callable[..., Any]) -> None:
-        self._dataset = dataset
+        super().__init__(dataset)
         self._converter = converter
-
-    def __len__(self) -> int:
-        return len(self._dataset)
-
-    @property
-    def keys(self) -> tuple[str, ...]:
-        return self._dataset.keys
-
-    @property
-    def mode(self) -> Any:
-        return self._dataset.mode
-
-    def get_examples(self, indices: Any, key_indices: tuple[int, ...] | None) -> tuple[Any, ...]:
-        return self._dataset.get_examples(indices, key_indices)
 
     def convert(self, data: Any) -> Any:
         mode = self.mode
