@@ -67,6 +67,23 @@ def compose_keys(own: tuple[int, ...] | None,
     return tuple(own[k] for k in key_indices)
 
 
+def keys_by_owner(owner: Any, key_indices: tuple[int, ...]) -> dict[int, list[int]]:
+    """Groups keys by the table that holds them.
+
+    Args:
+        owner: Maps a key position to ``(table index, key position there)``.
+        key_indices: The key positions asked for.
+
+    Returns:
+        ``{table index: [its key positions, in the order asked]}``.
+    """
+    wanted: dict[int, list[int]] = {}
+    for k in key_indices:
+        i, local = owner[k]
+        wanted.setdefault(i, []).append(local)
+    return wanted
+
+
 def view_rows(index: Any, n: int) -> range | list[int]:
     """Checks the rows of ``dataset.slice[index]`` and returns them as a view keeps them.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from catena.dataset.tabular import tabular_dataset
+from catena.dataset.tabular import _index, tabular_dataset
 
 
 class Join(tabular_dataset.TabularDataset):
@@ -47,10 +47,7 @@ class Join(tabular_dataset.TabularDataset):
         if key_indices is None:
             return tuple(itertools.chain.from_iterable(
                 d.get_examples(indices, None) for d in self._datasets))
-        wanted: dict[int, list[int]] = {}
-        for k in key_indices:
-            i, local = self._owner[k]
-            wanted.setdefault(i, []).append(local)
+        wanted = _index.keys_by_owner(self._owner, key_indices)
         columns: dict[tuple[int, int], Any] = {}
         for i, local_keys in wanted.items():
             fetched = self._datasets[i].get_examples(indices, tuple(local_keys))

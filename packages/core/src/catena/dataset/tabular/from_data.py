@@ -89,10 +89,7 @@ class _FromData(TabularDataset):
             key_indices = tuple(range(len(self._keys)))
         if self._one_key_each:
             return tuple(self._column(self._sources[k], indices) for k in key_indices)
-        wanted: dict[int, list[int]] = {}
-        for k in key_indices:
-            i, local = self._owner[k]
-            wanted.setdefault(i, []).append(local)
+        wanted = _index.keys_by_owner(self._owner, key_indices)
         columns: dict[tuple[int, int], Any] = {}
         for i, local_keys in wanted.items():
             source = self._sources[i]
