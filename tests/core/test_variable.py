@@ -497,12 +497,16 @@ class TestParameterChainerSemantics:
         p.initialize((2,))
         assert p.grad is None
 
-    def test_setting_the_gradient_of_an_uninitialized_parameter_to_none_clears_it(self):
-        p = catena.Parameter()
-        p.grad = None
-        assert p.grad is None
-        p.initialize((2,))
-        assert p.grad is None
+    def test_a_shared_copy_of_an_uninitialized_parameter_has_no_gradient(self):
+        link = catena.Link()
+        with link.init_scope():
+            link.p = catena.Parameter()
+        copied = link.copy(mode='share')
+        assert copied.p.grad is None
+        with pytest.raises(RuntimeError):
+            link.p.grad  # the original still makes one when initialized
+        link.p.initialize((2,))
+        assert np.isnan(link.p.grad).all()
 
     def test_an_uninitialized_parameter_gets_its_gradient_on_initialize(self):
         p = catena.Parameter()

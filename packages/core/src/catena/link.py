@@ -419,7 +419,7 @@ class Link(DeviceResident):
             param = d[name]
             # A shallow copy shares the array, even one assigned later.
             shared = _copy.copy(param)
-            shared.grad = None
+            shared.cleargrad()  # its gradient is its own (none yet, none to make)
             shared.update_rule = None
             d[name] = shared
         return ret

@@ -105,8 +105,6 @@ class Parameter(Variable):
     @grad.setter
     def grad(self, grad: Any) -> None:
         Variable.grad.fset(self, grad)  # type: ignore[attr-defined]
-        if grad is None and self._data is None:
-            self._grad_initializer = None  # as cleargrad(): no gradient, none to make
 
     def __copy__(self) -> Parameter:
         """A shallow copy: a new Parameter that shares the array, even one set later."""
