@@ -206,7 +206,8 @@ class VariableStatisticsPlot(extension.Extension):
             return
         stats = numpy.zeros(self._data_shape, dtype=numpy.float32)
         for row, key in enumerate(self._keys):
-            arrays = [var.array if key == 'data' else var.grad for var in self._vars]
+            arrays = [var.array if key == 'data' else var.grad
+                      for var in self._vars if var.array is not None]
             arrays = [array for array in arrays if array is not None]
             if arrays:
                 stats[row] = self._statistics(arrays)
