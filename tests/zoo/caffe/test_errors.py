@@ -197,11 +197,29 @@ def test_inner_product_without_num_output_needs_2d_weights(tmp_path: pathlib.Pat
     assert error.field == "layer[0] ('broken')"
 
 
+@pytest.mark.parametrize('operation, coeff, pattern', [
+    (1, [1.0, 2.0], '2 coeff values for 3 bottoms'),
+    (2, [1.0], '1 coeff values for 3 bottoms'),
+    (0, [1.0, 2.0, 3.0], 'coeff values for PROD'),
+])
+def test_eltwise_coefficients_caffe_refuses(tmp_path: pathlib.Path, operation: int,
+                                            coeff: list[float], pattern: str) -> None:
+    net = schema.NetParameter()
+    layer = net.layer.add(name='broken', type='Eltwise')
+    layer.bottom.extend(['a', 'b', 'c'])
+    layer.top.append('y')
+    layer.eltwise_param.operation = operation
+    layer.eltwise_param.coeff.extend(coeff)
+    error = raises_format_error(write(tmp_path, net.SerializeToString()), 'Eltwise layer',
+                                pattern)
+    assert error.field == "layer[0] ('broken')"
+
+
 def test_values_no_check_foresaw_are_format_errors(tmp_path: pathlib.Path) -> None:
     path = _single_layer_file(tmp_path, 'Convolution', [(2, 1, 3, 3), (2,)], [18, 2],
                               convolution_param={'num_output': 2, 'group': 0, 'kernel_h': 3,
                                                  'kernel_w': 3})
     error = raises_format_error(path, 'Convolution layer', 'do not make a layer',
-                                'groups must be a positive int')
+                                'must be a positive int')
     assert error.field == "layer[0] ('broken')"
     assert isinstance(error.__cause__, ValueError)

@@ -145,11 +145,12 @@ def caffe_pool_ref(x: np.ndarray, k: int, s: int, p: int, mode: str,
 
 
 def lrn_across_ref(x: np.ndarray, n: int, alpha: float, beta: float, k: float) -> np.ndarray:
+    # Caffe's window for odd n; Caffe refuses an even n, which gets Chainer's
+    # n // 2 channels on each side.
     c = x.shape[1]
     y = np.empty_like(x, dtype=np.float64)
     for ch in range(c):
-        lo = ch - (n - 1) // 2
-        window = x[:, max(lo, 0):min(lo + n, c)]
+        window = x[:, max(ch - n // 2, 0):min(ch + n // 2 + 1, c)]
         y[:, ch] = x[:, ch] / (k + alpha / n * (window ** 2).sum(axis=1)) ** beta
     return y
 
@@ -246,6 +247,12 @@ CASES = [
          params={'pooling_param': {'pool': 0, 'kernel_size': 2, 'stride': 2, 'pad': 1}}),
     Case('avepool-ceil-pad', 'Pooling', [X8], lambda: [caffe_pool_ref(X8, 3, 2, 1, 'ave')],
          params={'pooling_param': {'pool': 1, 'kernel_size': 3, 'stride': 2, 'pad': 1}}),
+    Case('avepool-pad-inside', 'Pooling', [X4], lambda: [caffe_pool_ref(X4, 3, 2, 1, 'ave')],
+         params={'pooling_param': {'pool': 1, 'kernel_size': 3, 'stride': 2, 'pad': 1}}),
+    Case('maxpool-floor', 'Pooling', [X8],
+         lambda: [caffe_pool_ref(X8, 3, 2, 1, 'max', ceil=False)],
+         params={'pooling_param': {'pool': 0, 'kernel_size': 3, 'stride': 2, 'pad': 1,
+                                   'round_mode': 1}}, v1=False),
     Case('avepool-hw', 'Pooling', [X4], lambda: [caffe_pool_ref(X4, 2, 3, 0, 'ave')],
          params={'pooling_param': {'pool': 1, 'kernel_h': 2, 'kernel_w': 2, 'stride_h': 3,
                                    'stride_w': 3}}),
@@ -283,6 +290,9 @@ CASES = [
     Case('eltwise-max', 'Eltwise', [X4, -X4, X4 * 0.5],
          lambda: [np.maximum(np.maximum(X4, -X4), X4 * 0.5)],
          params={'eltwise_param': {'operation': 2}}),
+    Case('eltwise-max-ignores-coeff', 'Eltwise', [X4, -X4],
+         lambda: [np.maximum(X4, -X4)],
+         params={'eltwise_param': {'operation': 2, 'coeff': [3.0, -1.0]}}),
     Case('scale-bias', 'Scale', [X4],
          lambda: [X4 * bcast(SCALE_W, 4, 1) + bcast(SCALE_B, 4, 1)], [SCALE_W, SCALE_B],
          {'scale_param': {'bias_term': True}}, v1=False),

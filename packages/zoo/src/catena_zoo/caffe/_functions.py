@@ -2,18 +2,17 @@
 
 Pooling rounds the output size up (Caffe's CEIL mode) and divides an
 average by the part of the window that lies inside the padded input; LRN
-with an even window is lopsided; Reshape and Flatten read their shapes with
-Caffe's rules (0 copies a dimension, -1 is inferred, negative axes). Each
-helper is written with catena functions, so gradients flow through it.
+within a channel averages over a spatial window; Reshape and Flatten read
+their shapes with Caffe's rules (0 copies a dimension, -1 is inferred,
+negative axes). Each helper is written with catena functions, so gradients
+flow through it.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
-from functools import reduce
-from typing import Any
+from typing import Any, cast
 
 import numpy
 
@@ -43,104 +42,108 @@ def pooled_size(size: int, kernel: int, stride: int, pad: int, ceil: bool,
     return out
 
 
-def max_pooling(x: Any, ksize: tuple[int, int], stride: tuple[int, int],
-                pad: tuple[int, int], ceil: bool = True) -> variable.Variable:
-    """Max pooling with Caffe's output size.
+Size = int | tuple[int, int]
+
+
+def pair(value: Size) -> tuple[int, int]:
+    """Returns a 2-D size as ``(h, w)`` (an int stands for both).
 
     Args:
-        x: The input, ``(N, C, H, W)``.
-        ksize: The window ``(kh, kw)``.
-        stride: The step ``(sh, sw)``.
-        pad: The padding ``(ph, pw)``.
+        value: An int or a pair of ints.
+
+    Returns:
+        The pair.
+    """
+    if isinstance(value, int):
+        return value, value
+    h, w = value
+    return int(h), int(w)
+
+
+def max_pooling(x: Any, ksize: Size, stride: Size, pad: Size,
+                ceil: bool = True) -> variable.Variable:
+    """Max pooling with Caffe's output size.
+
+    ``F.max_pooling_2d(x, ksize, stride=stride, pad=pad)`` computes Caffe's
+    windows; its result is returned as it is unless Caffe keeps fewer
+    windows (it drops a last window that starts in the padding, and FLOOR
+    rounding keeps fewer), which are then cropped off.
+
+    Args:
+        x: The input, ``(N, C, H, W)``; ``F.max_pooling_2d`` refuses another
+            number of axes.
+        ksize: The window, an int or ``(kh, kw)`` (passed on as given).
+        stride: The step, an int or ``(sh, sw)``.
+        pad: The padding, an int or ``(ph, pw)``.
         ceil: Caffe's rounding mode (True: CEIL).
 
     Returns:
         The pooled variable.
     """
-    out = _output_size(x.shape[2:], ksize, stride, pad, ceil)
-    y = F.max_pooling_2d(x, ksize, stride=stride, pad=pad)
-    assert isinstance(y, variable.Variable)
-    return _crop(y, out)
+    if x.ndim != 4:
+        return cast(variable.Variable, F.max_pooling_2d(x, ksize, stride=stride, pad=pad))
+    k, s, p = pair(ksize), pair(stride), pair(pad)
+    out = _output_size(x.shape[2:], k, s, p, ceil)
+    y = cast(variable.Variable, F.max_pooling_2d(x, ksize, stride=stride, pad=pad))
+    if out == _output_size(x.shape[2:], k, s, p, True, caffe_drop=False):
+        return y
+    return F.get_item(y, (slice(None), slice(None), slice(0, out[0]), slice(0, out[1])))
 
 
-def average_pooling(x: Any, ksize: tuple[int, int], stride: tuple[int, int],
-                    pad: tuple[int, int], ceil: bool = True) -> variable.Variable:
+def average_pooling(x: Any, ksize: Size, stride: Size, pad: Size,
+                    ceil: bool = True) -> variable.Variable:
     """Average pooling with Caffe's output size and divisor.
 
     Caffe divides each window's sum by the window's extent clipped to the
-    padded input (the padding counts, what lies beyond it does not).
+    padded input (the padding counts, what lies beyond it does not). When
+    every one of Caffe's windows lies inside the padded input, which is
+    ``F.average_pooling_2d``'s geometry, that function's result is returned
+    as it is; otherwise the windows that reach past the padded input get
+    Caffe's divisor.
 
     Args:
-        x: The input, ``(N, C, H, W)``.
-        ksize: The window ``(kh, kw)``.
-        stride: The step ``(sh, sw)``.
-        pad: The padding ``(ph, pw)``.
+        x: The input, ``(N, C, H, W)``; ``F.average_pooling_2d`` refuses
+            another number of axes.
+        ksize: The window, an int or ``(kh, kw)`` (passed on as given).
+        stride: The step, an int or ``(sh, sw)``.
+        pad: The padding, an int or ``(ph, pw)``.
         ceil: Caffe's rounding mode (True: CEIL).
 
     Returns:
         The pooled variable.
     """
+    if x.ndim != 4:
+        return F.average_pooling_2d(x, ksize, stride=stride, pad=pad)
+    k, s, p = pair(ksize), pair(stride), pair(pad)
     size = x.shape[2:]
-    out = _output_size(size, ksize, stride, pad, ceil)
+    out = _output_size(size, k, s, p, ceil)
+    if out == _output_size(size, k, s, p, False, caffe_drop=False):
+        return F.average_pooling_2d(x, ksize, stride=stride, pad=pad)
     widths = [(0, 0), (0, 0)]
     divisors = []
     for axis in range(2):
-        k, s, p, n = ksize[axis], stride[axis], pad[axis], out[axis]
-        padded = max(size[axis] + 2 * p, (n - 1) * s + k)
-        widths.append((p, padded - size[axis] - p))
-        starts = numpy.arange(n) * s - p
-        ends = numpy.minimum(starts + k, size[axis] + p)
+        n = out[axis]
+        padded = max(size[axis] + 2 * p[axis], (n - 1) * s[axis] + k[axis])
+        widths.append((p[axis], padded - size[axis] - p[axis]))
+        starts = numpy.arange(n) * s[axis] - p[axis]
+        ends = numpy.minimum(starts + k[axis], size[axis] + p[axis])
         divisors.append(numpy.maximum(ends - starts, 1))
     x = F.pad(x, widths, mode='constant', constant_values=0)
-    mean = _crop(F.average_pooling_2d(x, ksize, stride, 0), out)
-    correction = (ksize[0] * ksize[1]) / numpy.outer(divisors[0], divisors[1])
+    mean = F.average_pooling_2d(x, k, s, 0)
+    if mean.shape[2:] != out:
+        mean = F.get_item(mean, (slice(None), slice(None), slice(0, out[0]),
+                                 slice(0, out[1])))
+    correction = (k[0] * k[1]) / numpy.outer(divisors[0], divisors[1])
     xp = backend.get_array_module(mean.array)
     return mean * xp.asarray(correction, dtype=mean.dtype)
 
 
 def _output_size(size: Sequence[int], ksize: tuple[int, int], stride: tuple[int, int],
-                 pad: tuple[int, int], ceil: bool) -> tuple[int, int]:
-    if len(size) != 2:
-        raise ValueError(f'Pooling takes a 4-D input (N, C, H, W); got one with '
-                         f'{len(size) + 2} axes')
-    any_pad = pad[0] > 0 or pad[1] > 0
+                 pad: tuple[int, int], ceil: bool, caffe_drop: bool = True) -> tuple[int, int]:
+    """Returns Caffe's pooled ``(h, w)``; without ``caffe_drop``, catena's pooling's."""
+    any_pad = caffe_drop and (pad[0] > 0 or pad[1] > 0)
     return (pooled_size(size[0], ksize[0], stride[0], pad[0], ceil, any_pad),
             pooled_size(size[1], ksize[1], stride[1], pad[1], ceil, any_pad))
-
-
-def _crop(y: Any, out: tuple[int, int]) -> variable.Variable:
-    if y.shape[2:] == out:
-        return y
-    return F.get_item(y, (slice(None), slice(None), slice(0, out[0]), slice(0, out[1])))
-
-
-def lrn_across_channels(x: Any, size: int, alpha: float, beta: float,
-                        k: float) -> variable.Variable:
-    """Caffe's ACROSS_CHANNELS LRN: ``x / (k + alpha / size * sum x^2) ** beta``.
-
-    The sum runs over channels ``c - (size - 1) // 2`` to ``c + size // 2``
-    (zero outside), which is lopsided when ``size`` is even.
-
-    Args:
-        x: The input, ``(N, C, ...)``.
-        size: The number of channels in the window.
-        alpha: Caffe's ``alpha`` (divided by ``size`` here, as Caffe does).
-        beta: The exponent.
-        k: The additive constant.
-
-    Returns:
-        The normalised variable.
-    """
-    if size % 2 == 1:
-        return F.local_response_normalization(x, n=size, k=k, alpha=alpha / size, beta=beta)
-    channels = x.shape[1]
-    before = (size - 1) // 2
-    widths = [(0, 0), (before, size - 1 - before)] + [(0, 0)] * (x.ndim - 2)
-    squares = F.pad(x * x, widths, mode='constant', constant_values=0)
-    parts = [F.get_item(squares, (slice(None), slice(offset, offset + channels)))
-             for offset in range(size)]
-    total: Any = reduce(operator.add, parts)
-    return x * (total * (alpha / size) + k) ** (-beta)
 
 
 def lrn_within_channel(x: Any, size: int, alpha: float, beta: float) -> variable.Variable:

@@ -140,8 +140,12 @@ def _field_values(message: Any, name: str) -> list[int]:
     return [int(v) for v in value]
 
 
-def _spatial(message: Any, name: str, default: int | None) -> tuple[int, int]:
-    """Reads a 2-D size from ``<name>_h``/``<name>_w`` or from ``<name>`` (one or two values)."""
+def _spatial_as_written(message: Any, name: str, default: int | None) -> _functions.Size:
+    """Reads a 2-D size as the file gives it.
+
+    ``(h, w)`` from ``<name>_h``/``<name>_w``, else the one value of
+    ``<name>`` as an int (two values as a pair), else ``default``.
+    """
     if message.HasField(f'{name}_h') or message.HasField(f'{name}_w'):
         return int(getattr(message, f'{name}_h')), int(getattr(message, f'{name}_w'))
     field = 'kernel_size' if name == 'kernel' else name
@@ -149,12 +153,17 @@ def _spatial(message: Any, name: str, default: int | None) -> tuple[int, int]:
     if not values:
         if default is None:
             raise BadLayer(f'it sets no {field} (nor {name}_h and {name}_w)')
-        return default, default
+        return default
     if len(values) == 1:
-        return values[0], values[0]
+        return values[0]
     if len(values) == 2:
         return values[0], values[1]
     raise Unsupported(f'{len(values)}-D {field} (only 2-D is emulated)')
+
+
+def _spatial(message: Any, name: str, default: int | None) -> tuple[int, int]:
+    """Reads a 2-D size from ``<name>_h``/``<name>_w`` or from ``<name>`` (one or two values)."""
+    return _functions.pair(_spatial_as_written(message, name, default))
 
 
 def _dilation(message: Any) -> tuple[int, int]:
@@ -425,12 +434,21 @@ def dropout(func: Any, layer: Any) -> None:
 
 @_converter('LRN')
 def lrn(func: Any, layer: Any) -> None:
-    """LRN, across channels or within a channel, with Caffe's window and ``alpha / size``."""
+    """LRN across channels (:func:`catena.functions.local_response_normalization`) or within one.
+
+    Across channels the call is Chainer's,
+    ``F.local_response_normalization(x, n=local_size, k=k, alpha=alpha / local_size,
+    beta=beta)``: Caffe's window for its odd sizes. Caffe refuses an even
+    ``local_size``; the call then sums ``local_size // 2`` channels on each
+    side, as in Chainer. Within a channel (Caffe's WITHIN_CHANNEL, odd sizes
+    only) the mean of the squares runs over a spatial window.
+    """
     p = param(layer, 'lrn_param')
     size, alpha, beta, k = int(p.local_size), float(p.alpha), float(p.beta), float(p.k)
     if p.norm_region == p.ACROSS_CHANNELS:
         def forward(x: Any) -> Any:
-            return _functions.lrn_across_channels(x, size, alpha, beta, k)
+            return F.local_response_normalization(x, n=size, k=k, alpha=alpha / size,
+                                                  beta=beta)
     else:
         if size % 2 == 0:
             raise Unsupported(f'WITHIN_CHANNEL LRN with an even local_size ({size})')
@@ -442,24 +460,39 @@ def lrn(func: Any, layer: Any) -> None:
 
 @_converter('Pooling')
 def pooling(func: Any, layer: Any) -> None:
-    """Pooling, MAX or AVE, with Caffe's rounding of the output size and AVE divisor."""
+    """Pooling, MAX or AVE, with Caffe's rounding of the output size and AVE divisor.
+
+    Calls ``F.max_pooling_2d`` or ``F.average_pooling_2d`` with the sizes as
+    the file gives them (an int, or ``(h, w)`` from ``kernel_h``/``kernel_w``
+    and the like), as Chainer's importer did, and returns that result as it
+    is wherever Caffe computes the same windows. Caffe refuses a padding as
+    wide as the window; that call's result is then returned as it is, as in
+    Chainer.
+    """
     p = param(layer, 'pooling_param')
     if p.pool == p.STOCHASTIC:
         raise Unsupported('STOCHASTIC pooling')
-    pool = _functions.max_pooling if p.pool == p.MAX else _functions.average_pooling
-    ceil = p.round_mode == p.CEIL
+    is_max = p.pool == p.MAX
     if p.global_pooling:
         # One window over the whole unpadded input: catena's pooling is exact.
-        is_max = p.pool == p.MAX
-
         def forward(x: Any) -> Any:
             if is_max:
                 return F.max_pooling_2d(x, tuple(x.shape[2:]), stride=1, pad=0)
             return F.average_pooling_2d(x, tuple(x.shape[2:]), stride=1, pad=0)
+        func.add_layer(layer, forward)
+        return
+    ksize = _spatial_as_written(p, 'kernel', None)
+    stride = _spatial_as_written(p, 'stride', 1)
+    pad = _spatial_as_written(p, 'pad', 0)
+    window, padding = _functions.pair(ksize), _functions.pair(pad)
+    if padding[0] >= window[0] or padding[1] >= window[1]:
+        def forward(x: Any) -> Any:
+            if is_max:
+                return F.max_pooling_2d(x, ksize, stride=stride, pad=pad)
+            return F.average_pooling_2d(x, ksize, stride=stride, pad=pad)
     else:
-        ksize = _spatial(p, 'kernel', None)
-        stride = _spatial(p, 'stride', 1)
-        pad = _spatial(p, 'pad', 0)
+        pool = _functions.max_pooling if is_max else _functions.average_pooling
+        ceil = p.round_mode == p.CEIL
 
         def forward(x: Any) -> Any:
             return pool(x, ksize, stride, pad, ceil)
@@ -550,13 +583,19 @@ def flatten(func: Any, layer: Any) -> None:
 
 @_converter('Eltwise')
 def eltwise(func: Any, layer: Any) -> None:
-    """Eltwise: PROD, SUM (with ``coeff``) or MAX of all bottoms."""
+    """Eltwise: PROD, SUM (with ``coeff``) or MAX of all bottoms.
+
+    As in Caffe, ``coeff`` needs one value per bottom, PROD takes none, and
+    MAX ignores them.
+    """
     p = param(layer, 'eltwise_param')
     coeffs = [float(c) for c in p.coeff]
     operation = int(p.operation)
-    if coeffs and (operation != p.SUM or len(coeffs) != len(layer.bottom)):
+    if coeffs and len(coeffs) != len(layer.bottom):
         raise BadLayer(f'it has {len(coeffs)} coeff values for {len(layer.bottom)} bottoms '
-                       '(coeff needs SUM and one value per bottom)')
+                       '(coeff needs one value per bottom)')
+    if coeffs and operation == p.PROD:
+        raise BadLayer('it has coeff values for PROD (coeff is for SUM)')
 
     def forward(*xs: Any) -> Any:
         if operation == p.PROD:
