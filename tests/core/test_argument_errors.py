@@ -36,7 +36,7 @@ def test_linear_of_none_names_x():
     (lambda: L.EmbedID(-1, 3), ValueError, 'EmbedID: in_size must not be negative'),
     (lambda: L.Bilinear(2, 2.5, 3), TypeError, 'Bilinear: right_size must be an int'),
     (lambda: L.LSTM(3, -2), ValueError, 'LSTM: out_size must not be negative; got -2'),
-    (lambda: L.GRU(True, 3), TypeError, 'GRU: in_size must be an int; got True'),
+    (lambda: L.GRU(True, 3), TypeError, 'GRU: in_size must be an int or None; got True'),
 ])
 def test_link_sizes_are_checked_by_name(make, error, message):
     with pytest.raises(error, match=message):

@@ -187,6 +187,43 @@ def test_constant_inputs_become_initializers() -> None:
                                   np.full((1, 3), 0.5, np.float32))
 
 
+def test_constant_inputs_of_batch_normalization_are_named_after_the_function() -> None:
+    def model(x: catena.Variable) -> catena.Variable:
+        mean, var = x.array.mean(axis=0), x.array.var(axis=0)
+        gamma, beta = np.ones_like(mean), np.zeros_like(mean)
+        y = F.fixed_batch_normalization(x, gamma, beta, mean, var)
+        return F.fixed_batch_normalization(y, gamma, beta, mean, var)
+
+    x = _x(4, 3)
+    proto = catena_onnx.export(model, x)
+    assert [i.name for i in proto.graph.initializer] == [
+        f'FixedBatchNormalization_{n}_param_{name}'
+        for n in (0, 1) for name in ('gamma', 'beta', 'avg_mean', 'avg_var')]
+    out = run_onnxruntime(proto, {'Input_0': x})
+    np.testing.assert_allclose(next(iter(out.values())), model(catena.Variable(x)).array,
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_param_names_leave_other_constants_and_persistents_alone() -> None:
+    concat = catena.functions.array.concat.Concat
+    table = {concat: registry.Converter(
+        concat, lambda ctx: ctx.node('Concat', ctx.inputs, ctx.outputs, axis=0),
+        param_names=(None, 'extra', 'shift'))}
+
+    class WithPersistent(catena.Chain):
+        def __init__(self) -> None:
+            super().__init__()
+            self.add_persistent('shift', np.full((1, 3), 0.5, np.float32))
+
+        def forward(self, x: catena.Variable) -> catena.Variable:
+            extra = np.ones((1, 3), np.float32)
+            return F.concat((x, extra, self.shift, extra * 2), axis=0)
+
+    proto = catena_onnx.export(WithPersistent(), _x(1, 3), external_converters=table)
+    assert [i.name for i in proto.graph.initializer] == ['Concat_0_param_extra', 'param_shift',
+                                                         'Constant']
+
+
 def test_unsupported_functions_are_listed_and_nothing_is_written(tmp_path: pathlib.Path) -> None:
     target = tmp_path / 'model.onnx'
     target.write_bytes(b'old')

@@ -348,3 +348,28 @@ def test_dynamic_batch(name: str, model: Callable[[Any], Any]) -> None:
 
 def test_every_converter_has_a_case() -> None:
     assert uncovered(CASES, MODULE) == []
+
+
+@pytest.mark.parametrize('inv', [False, True])
+@pytest.mark.parametrize('dtype', [np.int32, np.uint8])
+def test_permutate_reads_indices_given_as_a_graph_input(inv: bool, dtype: type) -> None:
+    # The node holds the indices as an attribute; when they are a graph input, the graph
+    # still permutes by the value given at run time.
+    onnx_model = catena_onnx.export(lambda x, i: F.permutate(x, i, inv=inv),
+                                    [_x(5, 2), PERM.astype(dtype)],
+                                    input_names=['x', 'indices'])
+    x = _x(5, 2)
+    other = np.array([1, 4, 0, 2, 3], dtype)
+    expected = F.permutate(x, other, inv=inv).array
+    got = run_onnxruntime(onnx_model, {'x': x, 'indices': other})
+    np.testing.assert_array_equal(next(iter(got.values())), expected)
+
+
+def test_permutate_bakes_indices_computed_from_a_graph_input() -> None:
+    onnx_model = catena_onnx.export(lambda x, i: F.permutate(x, i.array[::-1].copy()),
+                                    [_x(5, 2), PERM], input_names=['x', 'indices'])
+    gather, = [node for node in onnx_model.graph.node if node.op_type == 'Gather']
+    assert gather.input[1] != 'indices'
+    x = _x(5, 2)
+    got = run_onnxruntime(onnx_model, {'x': x, 'indices': PERM})
+    np.testing.assert_array_equal(next(iter(got.values())), x[PERM[::-1]])

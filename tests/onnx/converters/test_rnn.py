@@ -125,8 +125,10 @@ def _case(name: str, built: tuple[Any, list[np.ndarray]], converts: tuple[type, 
     return ConverterCase(name, built[0], built[1], converts, **{**RNN, **kwargs})
 
 
-# The array FunctionNodes that an NStep link applies around its n-step function.
+# The array FunctionNodes that an NStep link applies around its n-step function
+# (_SORTED: sequences already in descending length order, whose states need no Permutate).
 _LINK = (Permutate, TransposeSequence)
+_SORTED = (TransposeSequence,)
 
 CASES = [
     # the cells
@@ -195,27 +197,27 @@ CASES = [
           (NStepRNNNode,), **F16),
     # the NStep links sort, transpose and permute the sequences around the n-step function
     ConverterCase('NStepLSTM_none', _NStepLink(L.NStepLSTM(1, 5, 4, 0.0), False),
-                  _sequences([3, 3, 3], 5), (NStepLSTMNode, *_LINK), **RNN),
+                  _sequences([3, 3, 3], 5), (NStepLSTMNode, *_SORTED), **RNN),
     ConverterCase('NStepLSTM_2_layers_given', _NStepLink(L.NStepLSTM(2, 5, 4, 0.5), True),
                   _states(2, 3, 4, 2) + _sequences([2, 4, 3], 5), (NStepLSTMNode, *_LINK),
                   **RNN),
     ConverterCase('NStepBiLSTM_2_layers_none', _NStepLink(L.NStepBiLSTM(2, 3, 4, 0.0), False),
                   _sequences([1, 3, 2], 3), (NStepLSTMNode, *_LINK), **RNN),
     ConverterCase('NStepBiLSTM_given', _NStepLink(L.NStepBiLSTM(1, 3, 2, 0.0), True),
-                  _states(2, 2, 2, 2) + _sequences([2, 2], 3), (NStepLSTMNode, *_LINK), **RNN),
+                  _states(2, 2, 2, 2) + _sequences([2, 2], 3), (NStepLSTMNode, *_SORTED), **RNN),
     ConverterCase('NStepGRU_2_layers_given', _NStepLink(L.NStepGRU(2, 3, 4, 0.0), True),
                   _states(2, 3, 4) + _sequences([2, 3, 1], 3), (NStepGRUNode, *_LINK), **RNN),
     ConverterCase('NStepBiGRU_none', _NStepLink(L.NStepBiGRU(1, 3, 4, 0.0), False),
-                  _sequences([3, 3], 3), (NStepGRUNode, *_LINK), **RNN),
+                  _sequences([3, 3], 3), (NStepGRUNode, *_SORTED), **RNN),
     ConverterCase('NStepRNNTanh_2_layers_none', _NStepLink(L.NStepRNNTanh(2, 3, 4, 0.0), False),
                   _sequences([2, 3], 3), (NStepRNNNode, *_LINK), **RNN),
     ConverterCase('NStepRNNReLU_given', _NStepLink(L.NStepRNNReLU(1, 3, 4, 0.0), True),
-                  _states(1, 2, 4) + _sequences([3, 3], 3), (NStepRNNNode, *_LINK), **RNN),
+                  _states(1, 2, 4) + _sequences([3, 3], 3), (NStepRNNNode, *_SORTED), **RNN),
     ConverterCase('NStepBiRNNTanh_given', _NStepLink(L.NStepBiRNNTanh(1, 3, 4, 0.0), True),
                   _states(2, 3, 4) + _sequences([1, 2, 3], 3), (NStepRNNNode, *_LINK), **RNN),
     ConverterCase('NStepBiRNNReLU_2_layers_none',
                   _NStepLink(L.NStepBiRNNReLU(2, 3, 4, 0.0), False),
-                  _sequences([2, 2, 2], 3), (NStepRNNNode, *_LINK), **RNN),
+                  _sequences([2, 2, 2], 3), (NStepRNNNode, *_SORTED), **RNN),
     ConverterCase('language_model', _LanguageModel(), [_ids(4), _ids(2), _ids(3)],
                   (EmbedIDFunction, NStepLSTMNode, LinearFunction, TransposeSequence), **RNN),
 ]

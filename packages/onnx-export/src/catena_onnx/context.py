@@ -87,13 +87,16 @@ class ConversionContext:
         output_dtypes: The dtypes of the outputs while tracing.
         dynamic: Whether some graph input has a dynamic axis; converters then
             avoid baking traced sizes into the graph where they can.
+        graph_inputs: The graph inputs' names, keyed by ``id`` of their traced
+            arrays (see :meth:`graph_input`).
     """
 
     def __init__(self, builder: GraphBuilder, func: Any, opset: int,
                  inputs: Sequence[str], outputs: Sequence[str],
                  input_arrays: Sequence[Any], output_shapes: Sequence[tuple[int, ...] | None],
                  output_dtypes: Sequence[Any], constant_inputs: Sequence[bool] = (),
-                 dynamic: bool = False, func_name: str | None = None) -> None:
+                 dynamic: bool = False, func_name: str | None = None,
+                 graph_inputs: dict[int, tuple[Any, str]] | None = None) -> None:
         self.builder = builder
         self.func = func
         self.opset = opset
@@ -105,8 +108,19 @@ class ConversionContext:
         self.constant_inputs = tuple(constant_inputs) or (False,) * len(self.inputs)
         self.dynamic = dynamic
         self.func_name = func_name or f'{self.label}_0'
+        self.graph_inputs = graph_inputs or {}
         self._input_names = list(self.inputs)
         self._output_names = list(self.outputs)
+
+    def graph_input(self, array: Any) -> str | None:
+        """The name of the graph input whose traced array is ``array`` itself, else None.
+
+        A node that holds an array as an attribute (e.g. ``Permutate.indices``)
+        uses it to read that array from the graph input at run time rather than
+        bake the traced value into the graph.
+        """
+        entry = self.graph_inputs.get(id(array))
+        return entry[1] if entry is not None and entry[0] is array else None
 
     @property
     def input_names(self) -> list[str]:

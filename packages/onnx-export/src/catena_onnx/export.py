@@ -128,6 +128,7 @@ class _Exporter:
         self.export_params = export_params
         self.dynamic = dynamic
         self.names: dict[int, str] = {}
+        self.input_arrays: dict[int, tuple[Any, str]] = {}
         self.param_inputs: list[tuple[str, Any]] = []
         self.input_names = input_names
         self.output_names = output_names
@@ -154,8 +155,9 @@ class _Exporter:
                       if (span := self.table.opset_range(cls)) is not None}
             raise UnsupportedFunctionError(unsupported, self.opset, ranges)
 
-    def _name_of_leaf(self, node: Any, array: Any) -> str:
-        """Names a node that no traced call created: a parameter or a constant."""
+    def _name_of_leaf(self, node: Any, array: Any, hint: str = 'Constant') -> str:
+        """Names a node that no traced call created: a parameter or a constant (named
+        after ``hint`` unless it is a link's persistent value)."""
         param_name = self._params.get(id(node))
         if param_name is not None:
             name = self.builder.reserve(param_name)
@@ -164,8 +166,7 @@ class _Exporter:
             else:
                 self.param_inputs.append((name, array))
             return name
-        hint = self._persistents.get(id(array), 'Constant')
-        name = self.builder.unique(hint)
+        name = self.builder.unique(self._persistents.get(id(array), hint))
         self.builder.add_initializer(_trace.host_array(array), name)
         return name
 
@@ -174,6 +175,7 @@ class _Exporter:
         input_ids = set()
         for name, (_, variable) in zip(self.input_names, self.trace.inputs):
             self.names[id(variable.node)] = builder.reserve(name)
+            self.input_arrays[id(variable.array)] = (variable.array, name)
             input_ids.add(id(variable.node))
         copies: list[tuple[str, Any]] = []  # outputs that need an Identity node
         if self.output_names is not None:
@@ -211,19 +213,24 @@ class _Exporter:
 
     def _convert(self, call: _trace.TracedCall, input_ids: set[int]) -> None:
         builder = self.builder
-        input_names = []
-        constant = []
-        for node, array in zip(call.input_nodes, call.in_data):
-            name = self.names.get(id(node))
-            if name is None:
-                name = self.names[id(node)] = self._name_of_leaf(node, array)
-            input_names.append(name)
-            constant.append(node.creator_node is None and id(node) not in input_ids
-                            and id(node) not in self._params)
+        converter = self.table.lookup(call.func, self.opset)
+        assert converter is not None  # check_converters ran first
         label = function_name(call.func)
         count = self._label_counts.get(label, 0)
         self._label_counts[label] = count + 1
         func_name = f'{label}_{count}'
+        param_names = converter.param_names
+        input_names = []
+        constant = []
+        for index, (node, array) in enumerate(zip(call.input_nodes, call.in_data)):
+            name = self.names.get(id(node))
+            if name is None:
+                param = param_names[index] if index < len(param_names) else None
+                hint = f'{func_name}_param_{param}' if param else 'Constant'
+                name = self.names[id(node)] = self._name_of_leaf(node, array, hint)
+            input_names.append(name)
+            constant.append(node.creator_node is None and id(node) not in input_ids
+                            and id(node) not in self._params)
         output_names = []
         for index, node in enumerate(call.output_nodes):
             name = self.names.get(id(node)) if node is not None else None
@@ -237,9 +244,7 @@ class _Exporter:
             builder, call.func, self.opset, input_names, output_names, call.in_data,
             [getattr(node, 'shape', None) for node in call.output_nodes],
             [getattr(node, 'dtype', None) for node in call.output_nodes],
-            constant, self.dynamic, func_name=func_name)
-        converter = self.table.lookup(call.func, self.opset)
-        assert converter is not None  # check_converters ran first
+            constant, self.dynamic, func_name=func_name, graph_inputs=self.input_arrays)
         with onnx_helper.converting(func_name):
             returned = converter.convert(ctx)
         # onnx-chainer's converters return their NodeProtos instead of appending them.

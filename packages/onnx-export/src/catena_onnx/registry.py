@@ -28,12 +28,18 @@ class Converter:
             :class:`catena_onnx.context.ConversionContext`).
         min_opset: The oldest opset it writes.
         max_opset: The newest opset it writes (None: every newer one).
+        param_names: Names for the function's inputs by position (None or a
+            missing entry: no name). A constant input with a name becomes the
+            initializer ``<function>_<n>_param_<name>``, as onnx-chainer named
+            them (e.g. ``FixedBatchNormalization_0_param_avg_mean``); other
+            constants are ``Constant``, ``Constant_1``, ...
     """
 
     func_class: type
     convert: ConvertFunction
     min_opset: int = MINIMUM_OPSET_VERSION
     max_opset: int | None = None
+    param_names: tuple[str | None, ...] = ()
 
     def supports(self, opset: int) -> bool:
         """Whether this converter writes ``opset``."""
@@ -43,20 +49,23 @@ class Converter:
 _builtin: list[Converter] = []
 
 
-def converter(*func_classes: type, opset: tuple[int, int | None] = (MINIMUM_OPSET_VERSION, None)
+def converter(*func_classes: type, opset: tuple[int, int | None] = (MINIMUM_OPSET_VERSION, None),
+              param_names: tuple[str | None, ...] = ()
               ) -> Callable[[ConvertFunction], ConvertFunction]:
     """Registers the decorated function as a built-in converter.
 
     Args:
         func_classes: The FunctionNode classes it converts.
         opset: ``(oldest, newest)`` opset it writes; newest None is open.
+        param_names: Names of the inputs, for constant ones (see
+            :attr:`Converter.param_names`).
 
     Returns:
         The decorator (the function is returned unchanged).
     """
     def register(convert: ConvertFunction) -> ConvertFunction:
         for func_class in func_classes:
-            _builtin.append(Converter(func_class, convert, opset[0], opset[1]))
+            _builtin.append(Converter(func_class, convert, opset[0], opset[1], param_names))
         return convert
     return register
 

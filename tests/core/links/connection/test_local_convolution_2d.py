@@ -62,7 +62,7 @@ def test_lazy_shapes():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match='ksize'):
+    with pytest.raises(TypeError, match='ksize must be a positive int or a pair .*; got None'):
         LocalConvolution2D(3, 2, 4)
     with pytest.raises(ValueError, match='smaller than the filter'):
         LocalConvolution2D(3, 2, 2, 3)

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 import numpy
 
 from catena.iterators import order_samplers
+from catena.utils import _validate
 
 
 class IteratorState(NamedTuple):
@@ -112,10 +113,33 @@ def serialize_state(serializer: Any, state: IteratorState, previous_epoch_detail
     serialize_sampler = getattr(order_sampler, 'serialize', None)
     if serialize_sampler is not None:
         try:
-            serialize_sampler(serializer['order_sampler'])
-        except KeyError:
-            pass  # a snapshot without the sampler's state (older or Chainer-made)
+            child = serializer['order_sampler']
+        except (KeyError, NotImplementedError):
+            child = None  # no such group, or a flat serializer (Chainer's leave [] out)
+        if child is not None:
+            try:
+                serialize_sampler(child)
+            except KeyError:
+                pass  # a snapshot without the sampler's state (older or Chainer-made)
     return loaded, previous
+
+
+def check_arguments(who: str, dataset: Any, batch_size: Any, order_sampler: Any) -> int:
+    """Checks an iterator's ``dataset``, ``batch_size`` and ``order_sampler``.
+
+    Returns:
+        int: The batch size.
+
+    Raises:
+        TypeError: If ``dataset`` lacks ``len()`` or indexing, ``batch_size``
+            is not an int, or ``order_sampler`` is neither None nor callable.
+        ValueError: If ``batch_size`` is below 1.
+    """
+    if not (hasattr(dataset, '__len__') and hasattr(dataset, '__getitem__')):
+        raise TypeError(f'{who}: dataset must support len() and indexing (a list, an array '
+                        f'or a dataset); got {_validate.show(dataset)}')
+    _validate.function(who, 'order_sampler', order_sampler, optional=True)
+    return _validate.integer(who, 'batch_size', batch_size, 1)
 
 
 def make_order_sampler(shuffle: bool | None, order_sampler: Any) -> Any:

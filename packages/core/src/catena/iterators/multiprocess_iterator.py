@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from catena.iterators import _prefetch, _workers
+from catena.utils import _validate
 
 
 class MultiprocessIterator(_prefetch.PrefetchIterator):
@@ -54,15 +55,16 @@ class MultiprocessIterator(_prefetch.PrefetchIterator):
                  order_sampler: Any = None, dataset_timeout: float | None = 30.0,
                  maxtasksperchild: int | None = None, *,
                  start_method: str | None = None) -> None:
-        if n_processes is not None and n_processes <= 0:
-            raise ValueError(f'n_processes must be positive, got {n_processes}')
-        if n_prefetch <= 0:
-            raise ValueError(f'n_prefetch must be positive, got {n_prefetch}')
-        if maxtasksperchild is not None and maxtasksperchild <= 0:
-            raise ValueError(f'maxtasksperchild must be positive, got {maxtasksperchild}')
+        who = type(self).__name__
+        n_processes = _validate.integer(who, 'n_processes', n_processes, 1, optional=True)
+        n_prefetch = _validate.integer(who, 'n_prefetch', n_prefetch, 1)
+        shared_mem = _validate.integer(who, 'shared_mem', shared_mem, 0, optional=True)
+        _validate.real(who, 'dataset_timeout', dataset_timeout, 0, optional=True)
+        maxtasksperchild = _validate.integer(who, 'maxtasksperchild', maxtasksperchild, 1,
+                                             optional=True)
         if start_method not in (None, 'forkserver', 'spawn', 'fork'):
-            raise ValueError(f"start_method must be None, 'forkserver', 'spawn' or 'fork', "
-                             f'got {start_method!r}')
+            raise ValueError(f"{who}: start_method must be None, 'forkserver', 'spawn' or "
+                             f"'fork'; got {start_method!r}")
         self.n_processes = n_processes or os.cpu_count() or 1
         self.n_prefetch = n_prefetch
         self.shared_mem = shared_mem

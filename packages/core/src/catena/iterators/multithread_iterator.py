@@ -6,6 +6,7 @@ import concurrent.futures
 from typing import Any
 
 from catena.iterators import _prefetch
+from catena.utils import _validate
 
 
 def _fetch(dataset: Any, indices: list[int]) -> list[Any]:
@@ -25,9 +26,7 @@ class MultithreadIterator(_prefetch.PrefetchIterator):
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
                  shuffle: bool | None = None, n_threads: int = 1,
                  order_sampler: Any = None) -> None:
-        if n_threads <= 0:
-            raise ValueError(f'n_threads must be positive, got {n_threads}')
-        self.n_threads = n_threads
+        self.n_threads = _validate.integer(type(self).__name__, 'n_threads', n_threads, 1)
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._futures: dict[int, list[concurrent.futures.Future[list[Any]]]] = {}
         super().__init__(dataset, batch_size, repeat, shuffle, order_sampler, depth=2)

@@ -28,8 +28,8 @@ class SerialIterator(Iterator):
 
     def __init__(self, dataset: Any, batch_size: int, repeat: bool = True,
                  shuffle: bool | None = None, order_sampler: Any = None) -> None:
-        if batch_size <= 0:
-            raise ValueError(f'batch_size must be positive, got {batch_size}')
+        batch_size = _statemachine.check_arguments(type(self).__name__, dataset, batch_size,
+                                                   order_sampler)
         self.dataset = dataset
         self.batch_size = batch_size
         self._repeat = repeat

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
+from catena.optimizers import _hyperparams
 from catena.optimizers._arith import mean_square_step
 from catena.variable import Variable
 
@@ -34,6 +35,7 @@ class AdaDeltaRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  rho: float | None = None, eps: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True, rho=rho, eps=eps)
         self.set_hyperparams(rho=rho, eps=eps)
 
     def init_state(self, param: Variable) -> None:
@@ -82,6 +84,7 @@ class AdaDelta(optimizer.GradientMethod):
     def __init__(self, rho: float = _default_hyperparam.rho,
                  eps: float = _default_hyperparam.eps) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__, rho=rho, eps=eps)
         self.set_hyperparams(rho=rho, eps=eps)
 
     def create_update_rule(self) -> AdaDeltaRule:

@@ -13,6 +13,7 @@ import numpy
 
 from catena import backend
 from catena.optimizer import GradientMethod, Hyperparameter, HyperparameterProxy, UpdateRule
+from catena.optimizers import _hyperparams
 from catena.variable import Variable
 
 _default_hyperparam = Hyperparameter()
@@ -107,6 +108,9 @@ class AdamRule(_BiasCorrectedAlpha, UpdateRule):
                  amsgrad: bool | None = None, adabound: bool | None = None,
                  final_lr: float | None = None, gamma: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True,
+                           alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
+                           weight_decay_rate=weight_decay_rate, final_lr=final_lr, gamma=gamma)
         self.set_hyperparams(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
                              weight_decay_rate=weight_decay_rate, amsgrad=amsgrad,
                              adabound=adabound, final_lr=final_lr, gamma=gamma)
@@ -238,6 +242,9 @@ class Adam(_BiasCorrectedAlpha, GradientMethod):
                  final_lr: float = _default_hyperparam.final_lr,
                  gamma: float = _default_hyperparam.gamma) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__,
+                           alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
+                           weight_decay_rate=weight_decay_rate, final_lr=final_lr, gamma=gamma)
         self.set_hyperparams(alpha=alpha, beta1=beta1, beta2=beta2, eps=eps, eta=eta,
                              weight_decay_rate=weight_decay_rate, amsgrad=amsgrad,
                              adabound=adabound, final_lr=final_lr, gamma=gamma)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
+from catena.optimizers import _hyperparams
 from catena.optimizers._arith import velocity_step
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
@@ -32,6 +33,7 @@ class MomentumSGDRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, momentum: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True, lr=lr, momentum=momentum)
         self.set_hyperparams(lr=lr, momentum=momentum)
         self._step = ScratchBuffer()
 
@@ -74,6 +76,7 @@ class MomentumSGD(optimizer.GradientMethod):
     def __init__(self, lr: float = _default_hyperparam.lr,
                  momentum: float = _default_hyperparam.momentum) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__, lr=lr, momentum=momentum)
         self.set_hyperparams(lr=lr, momentum=momentum)
 
     def create_update_rule(self) -> MomentumSGDRule:

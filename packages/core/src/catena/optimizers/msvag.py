@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
+from catena.optimizers import _hyperparams
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
 
@@ -67,6 +68,8 @@ class MSVAGRule(optimizer.UpdateRule):
                  lr: float | None = None, beta: float | None = None,
                  eta: float | None = None, weight_decay_rate: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True,
+                           lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
         self.set_hyperparams(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
         self._work = ScratchBuffer()
 
@@ -154,6 +157,8 @@ class MSVAG(optimizer.GradientMethod):
                  eta: float = _default_hyperparam.eta,
                  weight_decay_rate: float = _default_hyperparam.weight_decay_rate) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__,
+                           lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
         self.set_hyperparams(lr=lr, beta=beta, eta=eta, weight_decay_rate=weight_decay_rate)
 
     def create_update_rule(self) -> MSVAGRule:

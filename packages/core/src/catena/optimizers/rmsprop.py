@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
+from catena.optimizers import _hyperparams
 from catena.optimizers._arith import mean_square_step
 from catena.variable import Variable
 
@@ -43,6 +44,7 @@ class RMSpropRule(optimizer.UpdateRule):
                  lr: float | None = None, alpha: float | None = None,
                  eps: float | None = None, eps_inside_sqrt: bool | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True, lr=lr, alpha=alpha, eps=eps)
         self.set_hyperparams(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
 
     def init_state(self, param: Variable) -> None:
@@ -108,6 +110,7 @@ class RMSprop(optimizer.GradientMethod):
                  eps: float = _default_hyperparam.eps,
                  eps_inside_sqrt: bool = _default_hyperparam.eps_inside_sqrt) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__, lr=lr, alpha=alpha, eps=eps)
         self.set_hyperparams(lr=lr, alpha=alpha, eps=eps, eps_inside_sqrt=eps_inside_sqrt)
 
     def create_update_rule(self) -> RMSpropRule:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
+from catena.optimizers import _hyperparams
 from catena.optimizers._arith import mean_square_step, velocity_step
 from catena.variable import Variable
 
@@ -40,6 +41,8 @@ class RMSpropGravesRule(optimizer.UpdateRule):
                  lr: float | None = None, alpha: float | None = None,
                  momentum: float | None = None, eps: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True,
+                           lr=lr, alpha=alpha, momentum=momentum, eps=eps)
         self.set_hyperparams(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
     def init_state(self, param: Variable) -> None:
@@ -98,6 +101,7 @@ class RMSpropGraves(optimizer.GradientMethod):
                  momentum: float = _default_hyperparam.momentum,
                  eps: float = _default_hyperparam.eps) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__, lr=lr, alpha=alpha, momentum=momentum, eps=eps)
         self.set_hyperparams(lr=lr, alpha=alpha, momentum=momentum, eps=eps)
 
     def create_update_rule(self) -> RMSpropGravesRule:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
+from catena.optimizers import _hyperparams
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
 
@@ -24,6 +25,7 @@ class SGDRule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True, lr=lr)
         self.set_hyperparams(lr=lr)
         self._step = ScratchBuffer()
 
@@ -55,6 +57,7 @@ class SGD(optimizer.GradientMethod):
 
     def __init__(self, lr: float = _default_hyperparam.lr) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__, lr=lr)
         self.set_hyperparams(lr=lr)
 
     def create_update_rule(self) -> SGDRule:

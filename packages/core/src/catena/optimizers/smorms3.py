@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
+from catena.optimizers import _hyperparams
 from catena.variable import Variable
 
 _default_hyperparam = optimizer.Hyperparameter()
@@ -40,6 +41,7 @@ class SMORMS3Rule(optimizer.UpdateRule):
     def __init__(self, parent_hyperparam: optimizer.Hyperparameter | None = None,
                  lr: float | None = None, eps: float | None = None) -> None:
         super().__init__(parent_hyperparam or _default_hyperparam)
+        _hyperparams.check(type(self).__name__, rule=True, lr=lr, eps=eps)
         self.set_hyperparams(lr=lr, eps=eps)
 
     def init_state(self, param: Variable) -> None:
@@ -104,6 +106,7 @@ class SMORMS3(optimizer.GradientMethod):
     def __init__(self, lr: float = _default_hyperparam.lr,
                  eps: float = _default_hyperparam.eps) -> None:
         super().__init__()
+        _hyperparams.check(type(self).__name__, lr=lr, eps=eps)
         self.set_hyperparams(lr=lr, eps=eps)
 
     def create_update_rule(self) -> SMORMS3Rule:

@@ -385,14 +385,18 @@ def _argsort(ctx: ConversionContext, indices: str, n: int) -> str:
 
 @converter(Permutate)
 def convert_permutate(ctx: ConversionContext) -> None:
-    x, indices = ctx.inputs
+    x, = ctx.inputs
     axis = ctx.func.axis % ctx.input_arrays[0].ndim
-    if ctx.constant_inputs[1]:
-        order = _trace.host_array(ctx.input_arrays[1]).astype(numpy.int64)
+    indices = ctx.graph_input(ctx.func.indices)
+    if indices is None:
+        order = _trace.host_array(ctx.func.indices).astype(numpy.int64)
         _gather(ctx, x, numpy.argsort(order) if ctx.func.inv else order, axis, ctx.outputs[0])
         return
+    # The permutation is a graph input: the graph permutes by its value at run time.
     if ctx.func.inv:
-        indices = _argsort(ctx, indices, len(ctx.input_arrays[1]))
+        indices = _argsort(ctx, indices, len(ctx.func.indices))
+    elif ctx.func.indices.dtype not in (numpy.int32, numpy.int64):
+        indices = _ops.cast(ctx, indices, numpy.int64)  # Gather takes int32 or int64
     ctx.op('Gather', [x, indices], ctx.outputs[0], axis=axis)
 
 

@@ -89,7 +89,7 @@ def _key_axis(func: Any, x_ndim: int) -> tuple[int, ...]:
     return tuple(i for i in range(x_ndim) if i not in func.axis)
 
 
-@converter(BatchNormalization)
+@converter(BatchNormalization, param_names=(None, 'gamma', 'beta'))
 def convert_batch_normalization(ctx: ConversionContext) -> None:
     """Normalization with the batch's statistics: a ReduceMean composite."""
     func = ctx.func
@@ -103,7 +103,8 @@ def convert_batch_normalization(ctx: ConversionContext) -> None:
     _finish(ctx, 'Add', [ctx.op('Mul', [xc, scale]), beta], dtype)
 
 
-@converter(FixedBatchNormalization)
+@converter(FixedBatchNormalization,
+           param_names=(None, 'gamma', 'beta', 'avg_mean', 'avg_var'))
 def convert_fixed_batch_normalization(ctx: ConversionContext) -> None:
     """ONNX BatchNormalization for the channel axis 1, else a Mul/Add composite."""
     func = ctx.func

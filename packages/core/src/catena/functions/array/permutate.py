@@ -26,37 +26,51 @@ def _check_permutation(indices: Any) -> None:
 
 
 class Permutate(FunctionNode):
-    """Reorders ``x`` along ``axis``: ``y[i] = x[indices[i]]`` (``y[indices[i]] = x[i]``
-    with ``inv``).
+    """Reorders its one input ``x`` along ``axis``: ``y[i] = x[indices[i]]``
+    (``y[indices[i]] = x[i]`` with ``inv``).
+
+    As in Chainer, the permutation is a fixed array of the node, not an input:
+    no gradient flows to it.
+
+    Args:
+        indices: A one-dimensional integer array holding a permutation.
+        axis: The axis to permute.
+        inv: Use the inverse of ``indices``.
 
     Attributes:
-        indices: The permutation of the last forward pass (the second input),
-            as Chainer's node kept it.
+        indices: The permutation.
     """
 
-    def __init__(self, axis: int = 0, inv: bool = False) -> None:
+    def __init__(self, indices: Any, axis: int = 0, inv: bool = False) -> None:
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise TypeError(f'axis must be an int; got {axis!r}')
+        if not hasattr(indices, 'ndim'):
+            indices = numpy.asarray(indices)
+        if indices.dtype.kind not in 'iu':
+            raise TypeError(f'indices must be an integer array; got dtype {indices.dtype}')
+        if indices.ndim != 1:
+            raise ValueError(f'indices must be one-dimensional; got shape {indices.shape}')
+        self.indices = indices
         self.axis = axis
         self.inv = bool(inv)
 
     def check_type_forward(self, in_types: Any) -> None:
-        type_check._argname(in_types, ('x', 'indices'))
-        x_type, ind_type = in_types
-        type_check.expect(x_type.dtype.kind == 'f', ind_type.dtype.kind == 'i',
-                          ind_type.ndim == 1)
+        type_check._argname(in_types, ('x',))
+        x_type, = in_types
+        type_check.expect(x_type.dtype.kind == 'f')
         if self.axis >= 0:
             type_check.expect(x_type.ndim > self.axis)
         else:
             type_check.expect(x_type.ndim >= -self.axis)
-        type_check.expect(x_type.shape[self.axis] == ind_type.shape[0])
+        type_check.expect(x_type.shape[self.axis] == len(self.indices))
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((1,))
-        x, indices = inputs
+        x, = inputs
+        indices = self.indices
         _check_permutation(indices)
-        self.indices = indices  # Chainer's attribute (its node held the array)
         xp = backend.get_array_module(x)
+        if backend.get_array_module(indices) is not xp:
+            indices = backend.get_device_from_array(x).send(indices)
         if not self.inv:
             return xp.take(x, indices, axis=self.axis),
         y = xp.empty(x.shape, x.dtype)
@@ -64,9 +78,7 @@ class Permutate(FunctionNode):
         return y,
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        indices, = self.get_retained_inputs()
-        gx, = Permutate(self.axis, not self.inv).apply((grad_outputs[0], indices))
-        return gx, None
+        return Permutate(self.indices, self.axis, not self.inv).apply(grad_outputs)
 
 
 def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> Variable:
@@ -79,7 +91,8 @@ def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> Variabl
     Args:
         x: A Variable or array of floating point type.
         indices: A Variable or one-dimensional integer array holding a
-            permutation of ``0, ..., x.shape[axis] - 1``.
+            permutation of ``0, ..., x.shape[axis] - 1``. A Variable's array
+            is used: no gradient flows to ``indices``.
         axis: The axis to permute.
         inv: Use the inverse of ``indices``.
 
@@ -102,4 +115,6 @@ def permutate(x: Any, indices: Any, axis: int = 0, inv: bool = False) -> Variabl
                [4., 5.],
                [0., 1.]], dtype=float32)
     """
-    return Permutate(axis, inv).apply((x, indices))[0]
+    if isinstance(indices, Variable):
+        indices = indices.array
+    return Permutate(indices, axis, inv).apply((x,))[0]

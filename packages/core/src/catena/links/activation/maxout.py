@@ -8,7 +8,9 @@ import numpy
 
 from catena.functions.activation.maxout import maxout
 from catena.link import Chain
+from catena.links.connection import _util
 from catena.links.connection.linear import Linear
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -59,8 +61,9 @@ class Maxout(Chain):
     def __init__(self, in_size: int | None, out_size: int, pool_size: int,
                  initialW: Any = None, initial_bias: Any = 0) -> None:  # noqa: N803
         super().__init__()
-        if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size <= 0:
-            raise ValueError(f'Maxout: pool_size must be a positive int; got {pool_size!r}')
+        in_size = _util.size_argument('Maxout', 'in_size', in_size, optional=True)
+        out_size = _util.size_argument('Maxout', 'out_size', out_size)
+        pool_size = _validate.integer('Maxout', 'pool_size', pool_size, 1)
         linear_out_size = out_size * pool_size
         if initialW is not None and (hasattr(initialW, 'shape') or callable(initialW)):
             if in_size is None and hasattr(initialW, 'shape'):

@@ -7,6 +7,7 @@ from typing import Any
 from catena.functions.activation.prelu import prelu
 from catena.link import Link
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -24,6 +25,8 @@ class PReLU(Link):
 
     def __init__(self, shape: tuple[int, ...] = (), init: Any = 0.25) -> None:
         super().__init__()
+        shape = _validate.shape('PReLU', 'shape', shape)
+        _validate.broadcastable('PReLU', 'init', init, shape)
         with self.init_scope():
             self.W = Parameter(init, shape)
 

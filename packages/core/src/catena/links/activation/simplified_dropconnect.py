@@ -8,7 +8,9 @@ from typing import Any
 from catena import initializers
 from catena.functions.noise.simplified_dropconnect import simplified_dropconnect
 from catena.link import Link
+from catena.links.connection import _util
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -39,12 +41,14 @@ class SimplifiedDropconnect(Link):
                  nobias: bool = False, initialW: Any = None,  # noqa: N803
                  initial_bias: Any = None) -> None:
         super().__init__()
-        self.out_size = out_size
-        self.ratio = ratio
+        who = 'SimplifiedDropconnect'
+        in_size = _util.size_argument(who, 'in_size', in_size, optional=True)
+        self.out_size = _util.size_argument(who, 'out_size', out_size)
+        self.ratio = _validate.real(who, 'ratio', ratio, 0, 1, high_open=True)
         if initialW is None:
             initialW = initializers.HeNormal(1. / math.sqrt(2))
         with self.init_scope():
-            self.W = Parameter(initialW)
+            self.W = Parameter(_util.get_initializer(initialW, who=who))
             if in_size is not None:
                 self._initialize_params(in_size)
             if nobias:
@@ -52,10 +56,11 @@ class SimplifiedDropconnect(Link):
             else:
                 if initial_bias is None:
                     initial_bias = initializers.Constant(0)
-                self.b = Parameter(initial_bias, out_size)
+                _validate.broadcastable(who, 'initial_bias', initial_bias, (self.out_size,))
+                self.b = Parameter(initial_bias, self.out_size)
 
     def _initialize_params(self, in_size: int) -> None:
-        self.W.initialize((self.out_size, in_size))
+        _util.initialize(type(self).__name__, 'initialW', self.W, (self.out_size, in_size))
 
     def forward(self, x: Any, train: bool = True, mask: Any = None,
                 use_batchwise_mask: bool = True) -> Variable:
@@ -72,6 +77,7 @@ class SimplifiedDropconnect(Link):
             Variable: The output, of shape ``(batch, out_size)``.
         """
         if self.W.array is None:
+            _util.input_shape(type(self).__name__, x)
             self._initialize_params(x.size // len(x))
         return simplified_dropconnect(x, self.W, self.b, self.ratio, train, mask,
                                       use_batchwise_mask)

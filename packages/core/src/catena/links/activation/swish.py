@@ -6,7 +6,9 @@ from typing import Any
 
 from catena.functions.activation.swish import swish
 from catena.link import Link
+from catena.links.connection._util import input_shape
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -25,6 +27,9 @@ class Swish(Link):
 
     def __init__(self, beta_shape: tuple[int, ...] | None, beta_init: Any = 1.0) -> None:
         super().__init__()
+        beta_shape = _validate.shape('Swish', 'beta_shape', beta_shape, optional=True)
+        if beta_shape is not None:
+            _validate.broadcastable('Swish', 'beta_init', beta_init, beta_shape)
         with self.init_scope():
             if beta_shape is None:
                 self.beta = Parameter(beta_init)
@@ -41,5 +46,5 @@ class Swish(Link):
             Variable: The output, of x's shape.
         """
         if self.beta.array is None:
-            self.beta.initialize(x.shape[1:])
+            self.beta.initialize(input_shape('Swish', x)[1:])
         return swish(x, self.beta)

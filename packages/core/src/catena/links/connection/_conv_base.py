@@ -23,31 +23,29 @@ class _ConvolutionLinkBase(link.Link):
                stride: Any, pad: Any, nobias: bool, initialW: Any, initial_bias: Any,
                dilate: Any, groups: Any) -> None:
         who = type(self).__name__
-        if ksize is None:
-            raise ValueError(f'{who} needs a ksize; got None')
-        if isinstance(out_channels, bool) or not isinstance(out_channels, int) or \
-                out_channels < 1:
-            raise ValueError(f'{who} needs a positive int out_channels; got {out_channels!r}')
+        in_channels = _util.channels(who, 'in_channels', in_channels, optional=True)
+        out_channels = _util.channels(who, 'out_channels', out_channels)
         self.ndim = ndim
-        self.ksize = _util.as_tuple(ksize, ndim, 'ksize')
-        self.stride = _util.as_tuple(stride, ndim, 'stride')
-        self.pad = _util.as_tuple(pad, ndim, 'pad', 0)
-        self.dilate = _util.as_tuple(dilate, ndim, 'dilate')
-        self.groups = _util.as_groups(groups)
+        self.ksize = _util.as_tuple(ksize, ndim, 'ksize', who=who)
+        self.stride = _util.as_tuple(stride, ndim, 'stride', who=who)
+        self.pad = _util.as_tuple(pad, ndim, 'pad', 0, who=who)
+        self.dilate = _util.as_tuple(dilate, ndim, 'dilate', who=who)
+        self.groups = _util.as_groups(groups, who)
         if out_channels % self.groups:
             raise ValueError(f'{who}: the number of output channels ({out_channels}) must be '
                              f'divisible by the number of groups ({self.groups})')
         self.in_channels = in_channels
         self.out_channels = out_channels
         with self.init_scope():
-            self.W = variable.Parameter(_util.get_initializer(initialW))
+            self.W = variable.Parameter(_util.get_initializer(initialW, who=who))
             if in_channels is not None:
                 self._initialize_params(in_channels)
             if nobias:
                 self.b = None
             else:
-                self.b = variable.Parameter(_util.get_bias_initializer(initial_bias),
-                                            out_channels)
+                self.b = _util.parameter(who, 'initial_bias',
+                                         _util.get_bias_initializer(initial_bias, who),
+                                         out_channels)
 
     @property
     def printable_specs(self) -> Iterator[tuple[str, Any]]:
@@ -66,7 +64,7 @@ class _ConvolutionLinkBase(link.Link):
             shape = (in_channels, self.out_channels // self.groups) + self.ksize
         else:
             shape = (self.out_channels, in_channels // self.groups) + self.ksize
-        self.W.initialize(shape)
+        _util.initialize(type(self).__name__, 'initialW', self.W, shape)
         self.in_channels = in_channels
 
     def _prepare(self, x: Any) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 from catena import initializers, link, variable
 from catena.functions.math.bias import bias
 from catena.links.connection import _util
+from catena.utils import _validate
 
 
 class Bias(link.Link):
@@ -26,6 +27,8 @@ class Bias(link.Link):
 
     def __init__(self, axis: int = 1, shape: Any = None) -> None:
         super().__init__()
+        axis = _validate.integer('Bias', 'axis', axis, None)
+        shape = _validate.shape('Bias', 'shape', shape, optional=True)
         if shape is not None:
             with self.init_scope():
                 self.b = variable.Parameter(initializers.Zero(), shape)

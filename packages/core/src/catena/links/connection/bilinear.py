@@ -8,6 +8,7 @@ from typing import Any
 from catena import initializers, link, variable
 from catena.functions.connection.bilinear import bilinear
 from catena.links.connection import _util
+from catena.utils import _validate
 
 
 class Bilinear(link.Link):
@@ -48,18 +49,19 @@ class Bilinear(link.Link):
         else:
             _util.check_initial_shape('Bilinear', 'initialW', initialW, shape)
         with self.init_scope():
-            self.W = variable.Parameter(_util.get_initializer(initialW), shape)
+            self.W = variable.Parameter(_util.get_initializer(initialW, who='Bilinear'), shape)
             if not nobias:
                 if initial_bias is None:
                     initial_bias = (0, 0, 0)
                 elif not isinstance(initial_bias, (tuple, list)) or len(initial_bias) != 3:
-                    raise ValueError('initial_bias must be a tuple (V1, V2, b) or None; got '
-                                     f'{type(initial_bias).__name__}')
+                    raise ValueError('Bilinear: initial_bias must be a tuple (V1, V2, b) or None; '
+                                     f'got {_validate.show(initial_bias)}')
                 for name, value, part in zip(('V1', 'V2', 'b'), initial_bias,
                                              ((left_size, out_size), (right_size, out_size),
                                               (out_size,))):
                     _util.check_initial_shape('Bilinear', f'initial_bias {name}', value, part)
-                V1, V2, b = (_util.get_bias_initializer(i) for i in initial_bias)
+                V1, V2, b = (_util.get_bias_initializer(i, 'Bilinear', f'initial_bias {name}')
+                             for i, name in zip(initial_bias, ('V1', 'V2', 'b')))
                 self.V1 = variable.Parameter(V1, (left_size, out_size))
                 self.V2 = variable.Parameter(V2, (right_size, out_size))
                 self.b = variable.Parameter(b, out_size)

@@ -7,6 +7,7 @@ from typing import Any
 from catena import variable
 from catena.functions.connection.convolution_nd import convolution_nd
 from catena.links.connection import _conv_base
+from catena.utils import _validate
 
 
 class ConvolutionND(_conv_base._ConvolutionLinkBase):
@@ -42,8 +43,7 @@ class ConvolutionND(_conv_base._ConvolutionLinkBase):
                  initialW: Any = None, initial_bias: Any = None, cover_all: bool = False,
                  dilate: Any = 1, groups: int = 1) -> None:
         super().__init__()
-        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 1:
-            raise ValueError(f'ndim must be a positive int; got {ndim!r}')
+        ndim = _validate.integer(type(self).__name__, 'ndim', ndim, 1)
         if ksize is None:
             in_channels, out_channels, ksize = None, in_channels, out_channels  # type: ignore
         self.cover_all = cover_all

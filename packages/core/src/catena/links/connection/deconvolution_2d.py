@@ -6,7 +6,7 @@ from typing import Any
 
 from catena import variable
 from catena.functions.connection.deconvolution_2d import deconvolution_2d
-from catena.links.connection import _conv_base
+from catena.links.connection import _conv_base, _util
 
 
 class Deconvolution2D(_conv_base._ConvolutionLinkBase):
@@ -47,9 +47,8 @@ class Deconvolution2D(_conv_base._ConvolutionLinkBase):
         super().__init__()
         if ksize is None:
             in_channels, out_channels, ksize = None, in_channels, out_channels  # type: ignore
-        self.outsize = None if outsize is None else tuple(outsize)
-        if self.outsize is not None and len(self.outsize) != 2:
-            raise ValueError(f'outsize must be a pair (out_h, out_w); got {outsize!r}')
+        self.outsize = None if outsize is None else \
+            _util.outsize(type(self).__name__, outsize, 2)
         self._setup(2, in_channels, out_channels, ksize, stride, pad, nobias, initialW,
                     initial_bias, dilate, groups)
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from catena import variable
 from catena.functions.connection.deconvolution_nd import deconvolution_nd
-from catena.links.connection import _conv_base
+from catena.links.connection import _conv_base, _util
+from catena.utils import _validate
 
 
 class DeconvolutionND(_conv_base._ConvolutionLinkBase):
@@ -45,13 +46,11 @@ class DeconvolutionND(_conv_base._ConvolutionLinkBase):
                  outsize: Any = None, initialW: Any = None, initial_bias: Any = None,
                  dilate: Any = 1, groups: int = 1) -> None:
         super().__init__()
-        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim < 1:
-            raise ValueError(f'ndim must be a positive int; got {ndim!r}')
+        ndim = _validate.integer(type(self).__name__, 'ndim', ndim, 1)
         if ksize is None:
             in_channels, out_channels, ksize = None, in_channels, out_channels  # type: ignore
-        self.outsize = None if outsize is None else tuple(outsize)
-        if self.outsize is not None and len(self.outsize) != ndim:
-            raise ValueError(f'outsize must have {ndim} entries; got {outsize!r}')
+        self.outsize = None if outsize is None else \
+            _util.outsize(type(self).__name__, outsize, ndim)
         self._setup(ndim, in_channels, out_channels, ksize, stride, pad, nobias, initialW,
                     initial_bias, dilate, groups)
 

@@ -75,7 +75,12 @@ class DeformableConvolution2D(Chain):
                  deform_nobias: bool = False, deform_initialW: Any = None,
                  deform_initial_bias: Any = None) -> None:
         super().__init__()
-        kh, kw = _util.as_tuple(ksize, 2, 'ksize')
+        who = 'DeformableConvolution2D'
+        _util.channels(who, 'in_channels', in_channels, optional=True)
+        _util.channels(who, 'out_channels', out_channels)
+        kh, kw = _util.as_tuple(ksize, 2, 'ksize', who=who)
+        _util.as_tuple(stride, 2, 'stride', who=who)
+        _util.as_tuple(pad, 2, 'pad', 0, who=who)
         with self.init_scope():
             self.offset_conv = Convolution2D(in_channels, 2 * kh * kw, (kh, kw), stride, pad,
                                              offset_nobias, offset_initialW,

@@ -39,27 +39,29 @@ class DepthwiseConvolution2D(link.Link):
                  stride: Any = 1, pad: Any = 0, nobias: bool = False, initialW: Any = None,
                  initial_bias: Any = None) -> None:
         super().__init__()
-        if isinstance(channel_multiplier, bool) or not isinstance(channel_multiplier, int) \
-                or channel_multiplier < 1:
-            raise ValueError('channel_multiplier must be a positive int; got '
-                             f'{channel_multiplier!r}')
-        self.ksize = _util.as_tuple(ksize, 2, 'ksize')
-        self.stride = _util.as_tuple(stride, 2, 'stride')
-        self.pad = _util.as_tuple(pad, 2, 'pad', 0)
+        who = 'DepthwiseConvolution2D'
+        in_channels = _util.channels(who, 'in_channels', in_channels, optional=True)
+        channel_multiplier = _util.channels(who, 'channel_multiplier', channel_multiplier)
+        self.ksize = _util.as_tuple(ksize, 2, 'ksize', who=who)
+        self.stride = _util.as_tuple(stride, 2, 'stride', who=who)
+        self.pad = _util.as_tuple(pad, 2, 'pad', 0, who=who)
         self.channel_multiplier = channel_multiplier
         self.in_channels = in_channels
         self.nobias = nobias
         with self.init_scope():
-            self.W = variable.Parameter(_util.get_initializer(initialW))
+            self.W = variable.Parameter(_util.get_initializer(initialW, who=who))
             self.b = None if nobias else \
-                variable.Parameter(_util.get_bias_initializer(initial_bias))
+                variable.Parameter(_util.get_bias_initializer(initial_bias, who))
         if in_channels is not None:
             self._initialize_params(in_channels)
 
     def _initialize_params(self, in_channels: int) -> None:
-        self.W.initialize((self.channel_multiplier, in_channels) + self.ksize)
+        who = type(self).__name__
+        _util.initialize(who, 'initialW', self.W,
+                         (self.channel_multiplier, in_channels) + self.ksize)
         if self.b is not None:
-            self.b.initialize(in_channels * self.channel_multiplier)
+            _util.initialize(who, 'initial_bias', self.b,
+                             (in_channels * self.channel_multiplier,))
         self.in_channels = in_channels
 
     def forward(self, x: Any) -> variable.Variable:

@@ -7,6 +7,7 @@ from typing import Any
 from catena import initializers, link, variable
 from catena.functions.connection.embed_id import embed_id
 from catena.links.connection import _util
+from catena.utils import _validate
 
 
 class EmbedID(link.Link):
@@ -34,11 +35,12 @@ class EmbedID(link.Link):
         super().__init__()
         in_size = _util.size_argument('EmbedID', 'in_size', in_size)
         out_size = _util.size_argument('EmbedID', 'out_size', out_size)
-        self.ignore_label = ignore_label
+        self.ignore_label = _validate.integer('EmbedID', 'ignore_label', ignore_label, None,
+                                              optional=True)
         initializer = initializers.Normal(1.0) if initialW is None else \
-            _util.get_initializer(initialW)
+            _util.get_initializer(initialW, who='EmbedID')
         with self.init_scope():
-            self.W = variable.Parameter(initializer, (in_size, out_size))
+            self.W = _util.parameter('EmbedID', 'initialW', initializer, (in_size, out_size))
 
     @classmethod
     def from_params(cls, W: Any, ignore_label: int | None = None) -> EmbedID:

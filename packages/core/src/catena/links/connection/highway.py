@@ -8,7 +8,9 @@ from typing import Any
 from catena import link, variable
 from catena.functions.activation.relu import relu
 from catena.functions.activation.sigmoid import sigmoid
+from catena.links.connection import _util
 from catena.links.connection.linear import Linear
+from catena.utils import _validate
 
 
 class Highway(link.Chain):
@@ -36,7 +38,8 @@ class Highway(link.Chain):
                  activate: Callable[[Any], Any] = relu, init_Wh: Any = None,
                  init_Wt: Any = None, init_bh: Any = None, init_bt: Any = -1) -> None:
         super().__init__()
-        self.activate = activate
+        _util.size_argument('Highway', 'in_out_size', in_out_size)
+        self.activate = _validate.function('Highway', 'activate', activate)
         with self.init_scope():
             self.plain = Linear(in_out_size, in_out_size, nobias=nobias, initialW=init_Wh,
                                 initial_bias=init_bh)

@@ -8,6 +8,7 @@ from catena import link, variable
 from catena.functions.activation.relu import relu
 from catena.functions.array.concat import concat
 from catena.functions.pooling.max_pooling_2d import max_pooling_2d
+from catena.links.connection import _util
 from catena.links.connection.convolution_2d import Convolution2D
 
 
@@ -34,6 +35,10 @@ class Inception(link.Chain):
                  out5: int, proj_pool: int, conv_init: Any = None,
                  bias_init: Any = None) -> None:
         super().__init__()
+        _util.channels('Inception', 'in_channels', in_channels, optional=True)
+        for name, value in (('out1', out1), ('proj3', proj3), ('out3', out3), ('proj5', proj5),
+                            ('out5', out5), ('proj_pool', proj_pool)):
+            _util.channels('Inception', name, value)
         init = {'initialW': conv_init, 'initial_bias': bias_init}
         with self.init_scope():
             self.conv1 = Convolution2D(in_channels, out1, 1, **init)

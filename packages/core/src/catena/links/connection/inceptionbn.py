@@ -12,6 +12,7 @@ from catena.functions.pooling.max_pooling_2d import max_pooling_2d
 from catena.links.connection import _util
 from catena.links.connection.convolution_2d import Convolution2D
 from catena.links.normalization.batch_normalization import BatchNormalization
+from catena.utils import _validate
 
 
 class InceptionBN(link.Chain):
@@ -45,9 +46,17 @@ class InceptionBN(link.Chain):
                  out33: int, pooltype: str, proj_pool: int | None = None, stride: int = 1,
                  conv_init: Any = None, dtype: Any = None) -> None:
         super().__init__()
+        who = 'InceptionBN'
         if pooltype not in ('max', 'avg'):
-            raise NotImplementedError(f"InceptionBN supports the pooltypes 'max' and 'avg'; "
-                                      f'got {pooltype!r}')
+            raise _util.UnsupportedValueError(f"{who}: pooltype must be 'max' or 'avg'; "
+                                              f'got {_validate.show(pooltype)}')
+        _util.channels(who, 'in_channels', in_channels, optional=True)
+        out1 = _validate.integer(who, 'out1', out1, 0)
+        for name, value in (('proj3', proj3), ('out3', out3), ('proj33', proj33),
+                            ('out33', out33)):
+            _util.channels(who, name, value)
+        proj_pool = _util.channels(who, 'proj_pool', proj_pool, optional=True)
+        stride = _validate.integer(who, 'stride', stride, 1)
         if out1 > 0 and (stride != 1 or proj_pool is None):
             raise _util.AssertedValueError(
                 'InceptionBN with a 1x1 path (out1 > 0) needs stride=1 and a proj_pool; '

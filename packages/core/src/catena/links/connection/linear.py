@@ -49,14 +49,15 @@ class Linear(link.Link):
         self.in_size = in_size
         self.out_size = out_size
         with self.init_scope():
-            self.W = variable.Parameter(_util.get_initializer(initialW))
+            self.W = variable.Parameter(_util.get_initializer(initialW, who='Linear'))
             if in_size is not None:
                 self._initialize_params(in_size)
             if nobias:
                 self.b = None
             else:
-                self.b = variable.Parameter(_util.get_bias_initializer(initial_bias),
-                                            out_size)
+                self.b = _util.parameter('Linear', 'initial_bias',
+                                         _util.get_bias_initializer(initial_bias, 'Linear'),
+                                         out_size)
 
     @classmethod
     def from_params(cls, W: Any, b: Any = None, nobias: bool = False) -> Linear:
@@ -84,7 +85,7 @@ class Linear(link.Link):
         yield 'nobias', self.b is None
 
     def _initialize_params(self, in_size: int) -> None:
-        self.W.initialize((self.out_size, in_size))
+        _util.initialize('Linear', 'initialW', self.W, (self.out_size, in_size))
         self.in_size = in_size
 
     def forward(self, x: Any, n_batch_axes: int = 1) -> variable.Variable:
@@ -99,7 +100,7 @@ class Linear(link.Link):
             Variable: Output of shape ``x.shape[:n_batch_axes] + (out_size,)``.
         """
         if self.W.array is None:
-            shape = x.shape
+            shape = _util.input_shape('Linear', x)
             in_size = math.prod(shape[n_batch_axes:])
             if len(shape) <= n_batch_axes or in_size == 0:
                 raise ValueError(f'Linear cannot infer its in_size from x.shape={shape} with '

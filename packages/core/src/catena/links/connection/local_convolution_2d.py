@@ -41,18 +41,20 @@ class LocalConvolution2D(link.Link):
                  ksize: Any = None, stride: Any = 1, nobias: bool = False,
                  initialW: Any = None, initial_bias: Any = None) -> None:
         super().__init__()
-        if ksize is None:
-            raise ValueError('LocalConvolution2D needs a ksize; got None')
-        self.ksize = _util.as_tuple(ksize, 2, 'ksize')
-        self.stride = _util.as_tuple(stride, 2, 'stride')
-        self.out_channels = out_channels
+        who = 'LocalConvolution2D'
+        in_channels = _util.channels(who, 'in_channels', in_channels, optional=True)
+        self.out_channels = _util.channels(who, 'out_channels', out_channels)
+        self.ksize = _util.as_tuple(ksize, 2, 'ksize', who=who)
+        self.stride = _util.as_tuple(stride, 2, 'stride', who=who)
         self.nobias = nobias
         with self.init_scope():
-            self.W = variable.Parameter(_util.get_initializer(initialW))
+            self.W = variable.Parameter(_util.get_initializer(initialW, who=who))
             self.b = None if nobias else \
-                variable.Parameter(_util.get_bias_initializer(initial_bias))
-        if in_channels is not None and in_size is not None:
-            self._initialize_params(in_channels, _util.as_tuple(in_size, 2, 'in_size'))
+                variable.Parameter(_util.get_bias_initializer(initial_bias, who))
+        if in_size is not None:
+            in_size = _util.as_tuple(in_size, 2, 'in_size', who=who)
+            if in_channels is not None:
+                self._initialize_params(in_channels, in_size)
 
     def _initialize_params(self, in_channels: int, in_size: tuple[int, ...]) -> None:
         out_size = tuple(conv.get_conv_outsize(size, k, s, 0)
@@ -60,9 +62,11 @@ class LocalConvolution2D(link.Link):
         if any(o < 1 for o in out_size):
             raise ValueError(f'LocalConvolution2D: the input size {tuple(in_size)} is smaller '
                              f'than the filter size {self.ksize}')
-        self.W.initialize((self.out_channels,) + out_size + (in_channels,) + self.ksize)
+        who = type(self).__name__
+        _util.initialize(who, 'initialW', self.W,
+                         (self.out_channels,) + out_size + (in_channels,) + self.ksize)
         if self.b is not None:
-            self.b.initialize((self.out_channels,) + out_size)
+            _util.initialize(who, 'initial_bias', self.b, (self.out_channels,) + out_size)
 
     def forward(self, x: Any) -> variable.Variable:
         """Applies the layer to ``x`` of shape ``(n, c_in, h, w)``."""

@@ -7,8 +7,9 @@ from typing import Any
 
 from catena import link, variable
 from catena.functions.activation.relu import relu
+from catena.links.connection import _util
 from catena.links.connection.convolution_2d import Convolution2D
-from catena.utils import argument
+from catena.utils import _validate, argument
 
 
 class MLPConvolution2D(link.ChainList):
@@ -45,11 +46,18 @@ class MLPConvolution2D(link.ChainList):
                                              'anymore; use conv_init and bias_init')
         if ksize is None:
             in_channels, out_channels, ksize = None, in_channels, out_channels
-        if not isinstance(out_channels, Sequence):
-            raise TypeError('out_channels must be a sequence of channel counts; '
-                            f'got {out_channels!r}')
-        if len(out_channels) == 0:
-            raise ValueError('out_channels must not be empty')
+        who = 'MLPConvolution2D'
+        words = f'{who}: out_channels must be a non-empty sequence of positive ints; got '
+        if not isinstance(out_channels, Sequence) or isinstance(out_channels, (str, bytes)) or \
+                not all(_validate.is_int(n) for n in out_channels):
+            raise TypeError(words + _validate.show(out_channels))
+        if len(out_channels) == 0 or any(n < 1 for n in out_channels):
+            raise ValueError(words + _validate.show(out_channels))
+        _util.channels(who, 'in_channels', in_channels, optional=True)
+        _util.as_tuple(ksize, 2, 'ksize', who=who)
+        _util.as_tuple(stride, 2, 'stride', who=who)
+        _util.as_tuple(pad, 2, 'pad', 0, who=who)
+        _validate.function(who, 'activation', activation)
         convs = [Convolution2D(in_channels, out_channels[0], ksize, stride, pad,
                                initialW=conv_init, initial_bias=bias_init)]
         for n_in, n_out in zip(out_channels, out_channels[1:]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena import backend, link, variable
+from catena.utils import _validate
 
 
 class Parameter(link.Link):
@@ -24,7 +25,7 @@ class Parameter(link.Link):
     def __init__(self, array: Any) -> None:
         super().__init__()
         if not hasattr(array, 'shape') or not hasattr(array, 'dtype'):
-            raise TypeError(f'Parameter takes an array; got {type(array).__name__}')
+            raise TypeError(f'Parameter: array must be an array; got {_validate.show(array)}')
         with self.init_scope():
             self.W = variable.Parameter(array)
         device = backend.get_device_from_array(array)

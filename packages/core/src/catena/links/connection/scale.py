@@ -8,6 +8,7 @@ from catena import initializers, link, variable
 from catena.functions.math.scale import scale
 from catena.links.connection import _util
 from catena.links.connection.bias import Bias
+from catena.utils import _validate
 
 
 class Scale(link.Chain):
@@ -32,7 +33,9 @@ class Scale(link.Chain):
     def __init__(self, axis: int = 1, W_shape: Any = None, bias_term: bool = False,
                  bias_shape: Any = None) -> None:
         super().__init__()
-        self.axis = axis
+        self.axis = _validate.integer('Scale', 'axis', axis, None)
+        W_shape = _validate.shape('Scale', 'W_shape', W_shape, optional=True)
+        bias_shape = _validate.shape('Scale', 'bias_shape', bias_shape, optional=True)
         with self.init_scope():
             if W_shape is not None:
                 self.W = variable.Parameter(initializers.One(), W_shape)

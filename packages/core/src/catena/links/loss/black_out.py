@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy
-
 from catena import initializers
 from catena.device_resident import DeviceResidentsVisitor
 from catena.functions.loss.black_out import black_out
 from catena.link import Link
+from catena.links.connection._util import size_argument
+from catena.links.loss._counts import word_counts
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.utils.walker_alias import WalkerAlias
 from catena.variable import Variable
 
@@ -40,9 +41,11 @@ class BlackOut(Link):
 
     def __init__(self, in_size: int, counts: Any, sample_size: int) -> None:
         super().__init__()
+        in_size = size_argument('BlackOut', 'in_size', in_size)
+        counts = word_counts('BlackOut', counts)
+        self.sample_size = _validate.integer('BlackOut', 'sample_size', sample_size, 1)
         vocab_size = len(counts)
-        self.sampler = WalkerAlias(numpy.asarray(counts, dtype=numpy.float32))
-        self.sample_size = sample_size
+        self.sampler = WalkerAlias(counts)
         with self.init_scope():
             self.W = Parameter(initializers.LeCunNormal(), (vocab_size, in_size))
 

@@ -10,6 +10,7 @@ from catena.functions.array.transpose_sequence import transpose_sequence
 from catena.functions.loss.crf1d import argmax_crf1d, crf1d
 from catena.link import Link
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -43,6 +44,8 @@ class CRF1d(Link):
 
     def __init__(self, n_label: int, initial_cost: Any = None, transpose: bool = False) -> None:
         super().__init__()
+        n_label = _validate.integer('CRF1d', 'n_label', n_label, 1)
+        _validate.broadcastable('CRF1d', 'initial_cost', initial_cost, (n_label, n_label))
         if initial_cost is None:
             initial_cost = initializers.Zero()
         with self.init_scope():

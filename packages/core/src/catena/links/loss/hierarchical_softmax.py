@@ -25,6 +25,7 @@ from catena.functions.array.scatter_add import scatter_add
 from catena.functions.connection.embed_id import embed_id
 from catena.functions.math.sum import sum as _sum
 from catena.link import Link
+from catena.links.connection._util import size_argument
 from catena.parameter import Parameter
 from catena.utils import type_check
 from catena.variable import Variable
@@ -183,6 +184,7 @@ class BinaryHierarchicalSoftmax(Link):
 
     def __init__(self, in_size: int, tree: Any, dtype: Any = None) -> None:
         super().__init__()
+        in_size = size_argument('BinaryHierarchicalSoftmax', 'in_size', in_size)
         dtype = _dtype.get_dtype(dtype)
         self._func = BinaryHierarchicalSoftmaxFunction(tree)
         with self.init_scope():

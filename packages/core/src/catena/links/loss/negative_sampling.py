@@ -10,7 +10,10 @@ from catena import _dtype, initializers
 from catena.device_resident import DeviceResidentsVisitor
 from catena.functions.loss import negative_sampling as _negative_sampling
 from catena.link import Link
+from catena.links.connection._util import size_argument
+from catena.links.loss._counts import word_counts
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.utils.walker_alias import WalkerAlias
 from catena.variable import Variable
 
@@ -39,9 +42,12 @@ class NegativeSampling(Link):
                  dtype: Any = None) -> None:
         super().__init__()
         dtype = _dtype.get_dtype(dtype)
+        in_size = size_argument('NegativeSampling', 'in_size', in_size)
+        counts = word_counts('NegativeSampling', counts, dtype)
+        self.sample_size = _validate.integer('NegativeSampling', 'sample_size', sample_size, 0)
+        _validate.real('NegativeSampling', 'power', power)
         vocab_size = len(counts)
-        self.sample_size = sample_size
-        p = numpy.power(numpy.asarray(counts, dtype=dtype), dtype.type(power))
+        p = numpy.power(counts, dtype.type(power))
         self.sampler = WalkerAlias(p)
         with self.init_scope():
             self.W = Parameter(initializers.Zero(dtype), (vocab_size, in_size))

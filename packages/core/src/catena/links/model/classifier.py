@@ -7,6 +7,7 @@ from typing import Any
 from catena.functions.evaluation.accuracy import accuracy
 from catena.functions.loss.softmax_cross_entropy import softmax_cross_entropy
 from catena.link import Chain
+from catena.utils import _validate
 
 # catena.reporter belongs to another part of the project and may not exist
 # yet; until it does the Classifier only keeps ``loss`` and ``accuracy`` as
@@ -58,8 +59,11 @@ class Classifier(Chain):
     def __init__(self, predictor: Any, lossfun: Any = softmax_cross_entropy,
                  accfun: Any = accuracy, label_key: int | str = -1) -> None:
         if isinstance(label_key, bool) or not isinstance(label_key, (int, str)):
-            raise TypeError('label_key must be int or str; got '
-                            f'{type(label_key).__name__}')
+            raise TypeError('Classifier: label_key must be int or str; got '
+                            f'{_validate.show(label_key)}')
+        _validate.function('Classifier', 'predictor', predictor)
+        _validate.function('Classifier', 'lossfun', lossfun)
+        _validate.function('Classifier', 'accfun', accfun, optional=True)
         super().__init__()
         self.lossfun = lossfun
         self.accfun = accfun

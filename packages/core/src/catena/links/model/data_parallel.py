@@ -91,12 +91,15 @@ class DataParallel(Chain):
                  batch_dim: int = 0, weights: Sequence[float] | None = None,
                  scalar_reduce: str = 'mean') -> None:
         if not isinstance(module, Link):
-            raise TypeError(f'module must be a catena.Link, got {type(module).__name__}')
+            raise TypeError('DataParallel: module must be a catena.Link; got '
+                            f'{type(module).__name__}')
         resolved = _resolve_devices(devices)
         if isinstance(batch_dim, bool) or not isinstance(batch_dim, int) or batch_dim < 0:
-            raise ValueError(f'batch_dim must be an int of at least 0, got {batch_dim!r}')
+            raise ValueError('DataParallel: batch_dim must be an int of at least 0; got '
+                             f'{batch_dim!r}')
         if scalar_reduce not in ('mean', 'sum'):
-            raise ValueError(f"scalar_reduce must be 'mean' or 'sum', got {scalar_reduce!r}")
+            raise ValueError(f"DataParallel: scalar_reduce must be 'mean' or 'sum'; "
+                             f'got {scalar_reduce!r}')
         super().__init__()
         self._devices = resolved
         self._output_device = resolved[0] if output_device is None else \
@@ -219,16 +222,17 @@ class DataParallel(Chain):
 
 def _resolve_devices(devices: Any) -> tuple[Device, ...]:
     if isinstance(devices, (str, bytes, Device)) or not isinstance(devices, Sequence):
-        raise TypeError(f'devices must be a sequence of devices or specifiers, got '
+        raise TypeError('DataParallel: devices must be a sequence of devices or specifiers; got '
                         f'{type(devices).__name__}')
     if not devices:
-        raise ValueError('devices must name at least one device, got an empty sequence')
+        raise ValueError('DataParallel: devices must name at least one device; got an empty '
+                         'sequence')
     resolved = []
     for index, spec in enumerate(devices):
         try:
             resolved.append(backend.get_device(spec))
         except (TypeError, ValueError, RuntimeError) as error:
-            raise type(error)(f'devices[{index}]: {error}') from error
+            raise type(error)(f'DataParallel: devices[{index}]: {error}') from error
     return tuple(resolved)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy
@@ -13,8 +14,10 @@ from catena.functions.normalization.batch_normalization import (
     fixed_batch_normalization,
 )
 from catena.link import Link
-from catena.links.normalization._init import initializer_of
+from catena.links.connection._util import input_shape
+from catena.links.normalization._init import check_decay_eps, initializer_of
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -27,16 +30,6 @@ def parse_finetune(kwargs: dict[str, Any], link: str) -> bool:
     if kwargs:
         raise TypeError(f'{link}() got unexpected keyword arguments: {sorted(kwargs)}')
     return finetune
-
-
-def _check_size(size: Any) -> Any:
-    if isinstance(size, (int, numpy.integer)) and not isinstance(size, bool):
-        return size
-    if isinstance(size, (tuple, list)) and all(isinstance(d, (int, numpy.integer))
-                                               and not isinstance(d, bool) for d in size):
-        return tuple(size)
-    raise TypeError(f'BatchNormalization: size must be an int, a tuple of ints or None; '
-                    f'got {size!r}')
 
 
 class BatchNormalization(Link):
@@ -85,8 +78,14 @@ class BatchNormalization(Link):
                  initial_gamma: Any = None, initial_beta: Any = None, axis: Any = None,
                  initial_avg_mean: Any = None, initial_avg_var: Any = None) -> None:
         super().__init__()
+        who = type(self).__name__
         if size is None and axis is None:
-            raise RuntimeError('BatchNormalization: size or axis is required')
+            raise RuntimeError(f'{who}: size or axis is required')
+        size = _validate.shape(who, 'size', size, optional=True)
+        check_decay_eps(who, decay, eps)
+        if axis is not None:
+            axis = tuple(_validate.integer(who, 'axis', a, None)
+                         for a in (axis if isinstance(axis, Sequence) else (axis,)))
         self._initial_avg_mean = initial_avg_mean
         self._initial_avg_var = initial_avg_var
         self.N = 0
@@ -99,17 +98,17 @@ class BatchNormalization(Link):
         self.register_persistent('avg_var')
         self.decay = decay
         self.eps = eps
-        if isinstance(axis, (int, numpy.integer)):
-            axis = (int(axis),)
         self.axis = axis
         self._highprec_dtype = _dtype.get_dtype(dtype, map_mixed16=numpy.float32)
         with self.init_scope():
             if use_gamma:
-                self.gamma = Parameter(initializer_of(initial_gamma, 1, self._highprec_dtype))
+                self.gamma = Parameter(initializer_of(initial_gamma, 1, self._highprec_dtype,
+                                                      who, 'initial_gamma'))
             if use_beta:
-                self.beta = Parameter(initializer_of(initial_beta, 0, self._highprec_dtype))
+                self.beta = Parameter(initializer_of(initial_beta, 0, self._highprec_dtype,
+                                                     who, 'initial_beta'))
         if size is not None:
-            self._initialize_params(_check_size(size))
+            self._initialize_params(size)
 
     def _initialize_params(self, shape: Any) -> None:
         self.avg_mean = self._init_array(self._initial_avg_mean, 0, shape)
@@ -146,6 +145,7 @@ class BatchNormalization(Link):
         """
         finetune = parse_finetune(kwargs, 'BatchNormalization')
         if self.avg_mean is None:
+            input_shape(type(self).__name__, x)
             self._initialize_params(self._param_shape(x))
         gamma = self.gamma
         if gamma is None:

@@ -10,6 +10,7 @@ from catena.configuration import config
 from catena.functions.normalization.batch_normalization import fixed_batch_normalization
 from catena.functions.normalization.batch_renormalization import batch_renormalization
 from catena.links.normalization.batch_normalization import BatchNormalization, parse_finetune
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -45,6 +46,11 @@ class BatchRenormalization(BatchNormalization):
                  eps: float = 2e-5, dtype: Any = numpy.float32, use_gamma: bool = True,
                  use_beta: bool = True, initial_gamma: Any = None, initial_beta: Any = None,
                  initial_avg_mean: Any = None, initial_avg_var: Any = None) -> None:
+        if size is not None:
+            # BatchNormalization refuses a None size without an axis.
+            _validate.shape('BatchRenormalization', 'size', size)
+        _validate.real('BatchRenormalization', 'rmax', rmax, 1)
+        _validate.real('BatchRenormalization', 'dmax', dmax, 0)
         super().__init__(size, decay, eps, dtype, use_gamma, use_beta, initial_gamma,
                          initial_beta, initial_avg_mean=initial_avg_mean,
                          initial_avg_var=initial_avg_var)

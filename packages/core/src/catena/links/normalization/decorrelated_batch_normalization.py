@@ -14,8 +14,10 @@ from catena.functions.normalization.decorrelated_batch_normalization import (
     fixed_decorrelated_batch_normalization,
 )
 from catena.link import Link
+from catena.links.normalization._init import check_decay_eps
 from catena.links.normalization.batch_normalization import parse_finetune
 from catena.serializer import Deserializer
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -48,10 +50,13 @@ class DecorrelatedBatchNormalization(Link):
     def __init__(self, size: int, groups: int = 16, decay: float = 0.9, eps: float = 2e-5,
                  dtype: Any = numpy.float32) -> None:
         super().__init__()
-        if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0 \
-                or size % groups:
-            raise ValueError('DecorrelatedBatchNormalization: groups must be a positive int '
-                             f'that divides size; got size={size}, groups={groups!r}')
+        who = 'DecorrelatedBatchNormalization'
+        size = _validate.integer(who, 'size', size, 1)
+        groups = _validate.integer(who, 'groups', groups, 1)
+        if size % groups:
+            raise ValueError(f'{who}: groups must divide size; got size={size}, '
+                             f'groups={groups}')
+        check_decay_eps(who, decay, eps)
         channels = size // groups
         self.avg_mean = numpy.zeros((groups, channels), dtype=dtype)
         self.avg_projection = numpy.broadcast_to(

@@ -9,8 +9,10 @@ import numpy
 from catena import _dtype
 from catena.functions.normalization.group_normalization import group_normalization
 from catena.link import Link
+from catena.links.connection._util import input_shape
 from catena.links.normalization._init import initializer_of
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -41,10 +43,14 @@ class GroupNormalization(Link):
                  initial_gamma: Any = None, initial_beta: Any = None) -> None:
         super().__init__()
         # groups is checked by the function at each call, as in Chainer.
+        size = _validate.shape('GroupNormalization', 'size', size, optional=True)
+        _validate.real('GroupNormalization', 'eps', eps, 0)
         highprec = _dtype.get_dtype(None, map_mixed16=numpy.float32)
         with self.init_scope():
-            self.gamma = Parameter(initializer_of(initial_gamma, 1, highprec))
-            self.beta = Parameter(initializer_of(initial_beta, 0, highprec))
+            self.gamma = Parameter(initializer_of(initial_gamma, 1, highprec,
+                                                  'GroupNormalization', 'initial_gamma'))
+            self.beta = Parameter(initializer_of(initial_beta, 0, highprec,
+                                                 'GroupNormalization', 'initial_beta'))
         self.groups = groups
         self.eps = eps
         if size is not None:
@@ -64,6 +70,7 @@ class GroupNormalization(Link):
             Variable: The normalized output, of x's shape.
         """
         if self.gamma.array is None:
+            input_shape('GroupNormalization', x)
             if x.ndim < 2:
                 raise ValueError('GroupNormalization: the input must be at least 2-D (batch and '
                                  f'channel axes); got the shape {x.shape}')

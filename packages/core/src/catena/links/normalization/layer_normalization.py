@@ -8,7 +8,10 @@ from typing import Any
 from catena import initializers
 from catena.functions.normalization.layer_normalization import layer_normalization
 from catena.link import Link
+from catena.links.connection._util import input_shape
+from catena.links.normalization._init import check_initializer
 from catena.parameter import Parameter
+from catena.utils import _validate
 from catena.variable import Variable
 
 
@@ -34,10 +37,14 @@ class LayerNormalization(Link):
     def __init__(self, size: int | None = None, eps: float = 1e-6, initial_gamma: Any = None,
                  initial_beta: Any = None) -> None:
         super().__init__()
+        size = _validate.shape('LayerNormalization', 'size', size, optional=True)
+        _validate.real('LayerNormalization', 'eps', eps, 0)
         if initial_gamma is None:
             initial_gamma = initializers.One()
         if initial_beta is None:
             initial_beta = initializers.Zero()
+        check_initializer('LayerNormalization', 'initial_gamma', initial_gamma)
+        check_initializer('LayerNormalization', 'initial_beta', initial_beta)
         with self.init_scope():
             self.gamma = Parameter(initial_gamma)
             self.beta = Parameter(initial_beta)
@@ -59,6 +66,7 @@ class LayerNormalization(Link):
             Variable: The normalized output, of x's shape.
         """
         if self.gamma.array is None:
+            input_shape('LayerNormalization', x)
             if x.ndim < 2:
                 raise ValueError('LayerNormalization: the input must have a batch axis and a '
                                  f'unit axis; got the shape {x.shape}')

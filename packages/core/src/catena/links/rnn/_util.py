@@ -9,36 +9,47 @@ import numpy
 from catena import initializers
 from catena.functions.array.reshape import reshape
 from catena.functions.array.split_axis import split_axis
+from catena.links.connection._util import size_argument
+from catena.utils import _validate
 from catena.variable import Variable
 
 
-def sizes(who: str, in_size: Any, out_size: Any) -> tuple[Any, Any]:
-    """Checks the ``(in_size, out_size)`` of a recurrent link; ``in_size`` may be None.
+def sizes(who: str, in_size: Any, out_size: Any, *,
+          in_optional: bool = True) -> tuple[Any, Any]:
+    """Checks the ``(in_size, out_size)`` of a recurrent link.
+
+    Args:
+        who: The link named in the messages.
+        in_size: The input size; None passes when ``in_optional``.
+        out_size: The output size (required).
+        in_optional: Whether ``in_size`` may be None (inferred at the first call).
 
     Raises:
-        TypeError: If a size is not an int.
+        TypeError: If a size is not an int (or is a missing None).
         ValueError: If a size is negative.
     """
-    from catena.links.connection._util import size_argument
-
     out = size_argument(who, 'out_size', out_size)
-    return (None if in_size is None else size_argument(who, 'in_size', in_size)), out
+    return size_argument(who, 'in_size', in_size, optional=in_optional), out
 
 
-def get_initializer(initializer: Any) -> Any:
+def get_initializer(initializer: Any, who: str = 'the link', name: str = 'init') -> Any:
     """Turns an ``*_init`` argument into an initializer.
 
     None gives :class:`~catena.initializers.LeCunNormal`; a scalar or an
     array gives a :class:`~catena.initializers.Constant`; callables pass
     through.
+
+    Raises:
+        TypeError: For anything else (a string, ...), naming ``who`` and ``name``.
     """
     if initializer is None:
         return initializers.LeCunNormal()
-    if numpy.isscalar(initializer) or hasattr(initializer, 'shape'):
+    if not isinstance(initializer, (str, bytes)) and (
+            numpy.isscalar(initializer) or hasattr(initializer, 'shape')):
         return initializers.Constant(initializer)
     if not callable(initializer):
-        raise TypeError('an initializer must be None, a scalar, an array or a callable; '
-                        f'got {type(initializer).__name__}')
+        raise TypeError(f'{who}: {name} must be None, a scalar, an array or an initializer; '
+                        f'got {_validate.show(initializer)}')
     return initializer
 
 

@@ -38,6 +38,9 @@ class GRUBase(link.Chain):
         if out_size is None:
             raise ValueError(f'{type(self).__name__} needs an out_size; got None')
         in_size, out_size = _util.sizes(type(self).__name__, in_size, out_size)
+        for name, value in (('init', init), ('inner_init', inner_init),
+                            ('bias_init', bias_init)):
+            _util.get_initializer(value, type(self).__name__, name)
         super().__init__()
         with self.init_scope():
             self.W_r = Linear(in_size, out_size, initialW=init, initial_bias=bias_init)

@@ -8,6 +8,7 @@ from catena import link
 from catena.functions.array.concat import concat
 from catena.functions.array.split_axis import split_axis
 from catena.functions.rnn.lstm import lstm
+from catena.links.connection._util import input_shape
 from catena.links.connection.linear import Linear
 from catena.links.rnn import _util
 from catena.utils.array import size_of_shape
@@ -51,6 +52,8 @@ class LSTMBase(link.Chain):
         self.upward_init = upward_init
         self.bias_init = 0 if bias_init is None else bias_init
         self.forget_bias_init = 1 if forget_bias_init is None else forget_bias_init
+        for name in ('lateral_init', 'upward_init', 'bias_init', 'forget_bias_init'):
+            _util.get_initializer(getattr(self, name), type(self).__name__, name)
         with self.init_scope():
             self.upward = Linear(in_size, 4 * out_size, initialW=0)
             self.lateral = Linear(out_size, 4 * out_size, initialW=0, nobias=True)
@@ -76,7 +79,7 @@ class LSTMBase(link.Chain):
 
     def _lazy_init(self, x: Any) -> None:
         if self.upward.W.array is None:
-            shape = x.shape
+            shape = input_shape(type(self).__name__, x)
             in_size = size_of_shape(shape[1:]) if len(shape) > 1 else 0
             if in_size == 0:
                 raise ValueError(f'{type(self).__name__} cannot infer its in_size from '
@@ -126,8 +129,8 @@ class LSTM(LSTMBase):
     other rows are kept. It may not grow.
 
     Args:
-        in_size, out_size, lateral_init, upward_init, bias_init,
-            forget_bias_init: As in :class:`LSTMBase`.
+        in_size, out_size, lateral_init, upward_init, bias_init, forget_bias_init: As in
+            :class:`LSTMBase`.
 
     Attributes:
         upward (~catena.links.Linear): The input projection.

@@ -35,6 +35,8 @@ class MGUBase(link.Chain):
 
     def __init__(self, in_size: int, out_size: int) -> None:
         super().__init__()
+        in_size, out_size = _util.sizes(type(self).__name__, in_size, out_size,
+                                        in_optional=False)
         with self.init_scope():
             self.W_f = Linear(in_size + out_size, out_size)
             self.W_h = Linear(in_size + out_size, out_size)

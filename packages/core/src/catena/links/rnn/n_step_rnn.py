@@ -12,6 +12,7 @@ from catena.functions.array.permutate import permutate
 from catena.functions.array.transpose_sequence import transpose_sequence
 from catena.functions.rnn.n_step_rnn import n_step_birnn, n_step_rnn
 from catena.links.rnn import _util
+from catena.utils import _validate
 from catena.variable import Parameter, Variable
 
 __all__ = ['NStepBiRNNReLU', 'NStepBiRNNTanh', 'NStepRNNBase', 'NStepRNNReLU', 'NStepRNNTanh']
@@ -59,15 +60,14 @@ class NStepRNNBase(link.ChainList):
         if kwargs:
             raise TypeError(f'{type(self).__name__} got unexpected keyword arguments '
                             f'{sorted(kwargs)}')
-        if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
-            raise ValueError(f'{type(self).__name__}: n_layers must be a positive int; '
-                             f'got {n_layers!r}')
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f'{type(self).__name__}: dropout must be in [0, 1); '
-                             f'got {dropout!r}')
+        who = type(self).__name__
+        n_layers = _validate.integer(who, 'n_layers', n_layers, 1)
+        in_size, out_size = _util.sizes(who, in_size, out_size)
+        _validate.real(who, 'dropout', dropout, 0, 1, high_open=True)
         direction = 2 if self.use_bi_direction else 1
-        w_init = _util.get_initializer(initialW)
-        b_init = _util.get_initializer(0 if initial_bias is None else initial_bias)
+        w_init = _util.get_initializer(initialW, who, 'initialW')
+        b_init = _util.get_initializer(0 if initial_bias is None else initial_bias, who,
+                                       'initial_bias')
         half = self.n_weights // 2
         children = []
         for layer in range(n_layers):
@@ -130,18 +130,22 @@ class NStepRNNBase(link.ChainList):
                              f'sequences; got {type(xs).__name__}')
         self._lazy_init(xs)
         order = numpy.argsort([-len(x) for x in xs], kind='stable')
+        # Sequences already in descending length order (equal lengths, say) need no
+        # permutation of the states.
+        sorted_already = bool((order == numpy.arange(len(order))).all())
         order_array = self.xp.asarray(order.astype(numpy.int32))
         sorted_xs = [xs[i] for i in order]
         states = []
         for h in hs:
             if h is None:
                 h = self.init_hx(xs)
-            else:
+            elif not sorted_already:
                 h = permutate(h, order_array, axis=1)
             states.append(h)
         result = self.rnn(self.n_layers, self.dropout, *states, self.ws, self.bs,
                           transpose_sequence(sorted_xs))
-        out_states = [permutate(h, order_array, axis=1, inv=True) for h in result[:-1]]
+        out_states = (list(result[:-1]) if sorted_already else
+                      [permutate(h, order_array, axis=1, inv=True) for h in result[:-1]])
         sorted_ys = transpose_sequence(result[-1])
         ys: list[Any] = [None] * len(xs)
         for position, index in enumerate(order):

@@ -44,6 +44,7 @@ class StatefulPeepholeLSTM(link.Chain):
 
     def __init__(self, in_size: int, out_size: int) -> None:
         super().__init__()
+        in_size, out_size = _util.sizes('StatefulPeepholeLSTM', in_size, out_size)
         self.state_size = out_size
         self.reset_state()
         with self.init_scope():

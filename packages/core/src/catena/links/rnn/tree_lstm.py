@@ -12,6 +12,8 @@ from catena.functions.array.concat import concat
 from catena.functions.array.split_axis import split_axis
 from catena.functions.rnn.tree_lstm import tree_lstm
 from catena.links.connection.linear import Linear
+from catena.links.rnn import _util
+from catena.utils import _validate
 from catena.variable import Variable
 
 __all__ = ['ChildSumTreeLSTM', 'NaryTreeLSTM']
@@ -65,6 +67,7 @@ class ChildSumTreeLSTM(link.Chain):
 
     def __init__(self, in_size: int, out_size: int) -> None:
         super().__init__()
+        in_size, out_size = _util.sizes('ChildSumTreeLSTM', in_size, out_size)
         with self.init_scope():
             self.W_x = Linear(in_size, 4 * out_size)
             self.W_h_aio = Linear(out_size, 3 * out_size, nobias=True)
@@ -122,8 +125,8 @@ class NaryTreeLSTM(link.Chain):
     """
 
     def __init__(self, in_size: int, out_size: int, n_ary: int = 2) -> None:
-        if isinstance(n_ary, bool) or not isinstance(n_ary, int) or n_ary < 1:
-            raise ValueError(f'NaryTreeLSTM: n_ary must be a positive int; got {n_ary!r}')
+        in_size, out_size = _util.sizes('NaryTreeLSTM', in_size, out_size)
+        n_ary = _validate.integer('NaryTreeLSTM', 'n_ary', n_ary, 1)
         super().__init__()
         with self.init_scope():
             self.W_x = Linear(in_size, (3 + n_ary) * out_size)

@@ -10,6 +10,7 @@ from catena.functions.activation.tanh import tanh
 from catena.functions.noise.zoneout import zoneout
 from catena.links.connection.linear import Linear
 from catena.links.rnn import _util
+from catena.utils import _validate
 from catena.variable import Variable
 
 __all__ = ['StatefulZoneoutLSTM']
@@ -52,9 +53,10 @@ class StatefulZoneoutLSTM(link.Chain):
                             f'{sorted(kwargs)} (use catena.using_config("train", ...) '
                             'instead of train=)')
         super().__init__()
+        in_size, out_size = _util.sizes('StatefulZoneoutLSTM', in_size, out_size)
         self.state_size = out_size
-        self.c_ratio = c_ratio
-        self.h_ratio = h_ratio
+        self.c_ratio = _validate.real('StatefulZoneoutLSTM', 'c_ratio', c_ratio, 0, 1)
+        self.h_ratio = _validate.real('StatefulZoneoutLSTM', 'h_ratio', h_ratio, 0, 1)
         self.reset_state()
         with self.init_scope():
             self.upward = Linear(in_size, 4 * out_size)
@@ -79,8 +81,8 @@ class StatefulZoneoutLSTM(link.Chain):
 
     def forward(self, x: Any) -> Variable:
         """Applies one step to ``x`` ``(B, in_size)``, keeps the state and returns ``h``."""
-        batch = x.shape[0]
         lstm_in = self.upward(x)
+        batch = x.shape[0]
         if self.h is None:
             h = _util.zeros_state(self, batch, self.state_size, x.dtype)
         else:
