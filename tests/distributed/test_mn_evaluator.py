@@ -71,9 +71,22 @@ def test_generic_evaluator_aggregates_every_result_on_the_root(comm):
     if comm.rank == root:
         mean, count = result
         numpy.testing.assert_allclose(mean, every.mean(), rtol=1e-12)
-        assert count == n_batches and progress == [n_batches]
+        assert count == n_batches
+        # As in ChainerMN: the hook gets each of the root's batches.
+        assert progress == list(SerialIterator(_shard(root), 3, repeat=False, shuffle=False))
     else:
         assert result is None and progress == []
+
+
+def test_generic_evaluator_interleaves_the_ranks_batches(comm):
+    # Rank r has 1 + 2r batches of 2: round i holds batch i of each rank that has one.
+    shard = [100 * comm.rank + i for i in range(2 + 4 * comm.rank)]
+    iterator = SerialIterator(shard, 2, repeat=False, shuffle=False)
+    evaluator = GenericMultiNodeEvaluator(comm, iterator, lambda x: int(x[0]))
+    firsts = evaluator()
+    expected = [100 * r + 2 * i for i in range(1 + 2 * (comm.size - 1))
+                for r in range(comm.size) if i < 1 + 2 * r]
+    assert firsts == (expected if comm.rank == 0 else None)
 
 
 def test_generic_evaluator_defaults_and_failures(comm):
@@ -91,9 +104,8 @@ def test_generic_evaluator_defaults_and_failures(comm):
     expected_error = KeyError if comm.rank == 0 else RuntimeError
     with pytest.raises(expected_error, match='rank 0'):
         failing()
-    if comm.rank == 0:
-        assert sizes == [len(chunk) for r in range(comm.size)
-                         for chunk in numpy.array_split(_shard(r), range(4, 5 + r, 4))]
+    if comm.rank == 0:  # shards of 5 + r: batches of 4, then 1 + r
+        assert sizes == [4] * comm.size + [1 + r for r in range(comm.size)]
     else:
         assert sizes is None
 

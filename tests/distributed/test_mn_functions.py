@@ -66,6 +66,21 @@ def test_pseudo_connect_passes_values_and_gradients():
                                   a.array, data_of(0, (2, 3), salt=5), dtype=numpy.float64)
 
 
+def test_pseudo_connect_without_a_delegate_or_with_an_array():
+    # ChainerMN's pseudo_connect takes None (nothing to join: the last rank of
+    # a pipeline) and arrays as the delegate.
+    a = catena.Variable(data_of(0, (2, 3), salt=6))
+    y, = DF.pseudo_connect(None, a)
+    numpy.testing.assert_array_equal(y.array, a.array)
+    F.sum(y * 2.0).backward()
+    numpy.testing.assert_array_equal(a.grad, numpy.full((2, 3), 2.0))
+    a.cleargrad()
+    delegate = numpy.zeros((3,), numpy.float32)
+    z, = DF.pseudo_connect(delegate, a)
+    F.sum(z * 3.0).backward()
+    numpy.testing.assert_array_equal(a.grad, numpy.full((2, 3), 3.0))
+
+
 def test_bad_arguments_are_named(dummy):
     x = numpy.zeros(3)
     with pytest.raises(TypeError, match='communicator'):
@@ -83,7 +98,7 @@ def test_bad_arguments_are_named(dummy):
     with pytest.raises(ValueError, match='tag'):
         DF.recv(dummy, 0, tag=-1)
     with pytest.raises(TypeError, match='delegate_variable'):
-        DF.pseudo_connect(x, x)
+        DF.pseudo_connect('not a delegate', x)
     with pytest.raises(ValueError, match='at least one'):
         DF.pseudo_connect(catena.Variable(x))
 

@@ -96,3 +96,45 @@ def test_multi_node_iterator_checks_its_arguments(comm):
         create_multi_node_iterator(None, comm, rank_master=comm.size)
     with pytest.raises(TypeError, match='communicator'):
         create_multi_node_iterator(SerialIterator(DATASET, 2), object())
+
+
+class _FlatSaver(serializers.DictionarySerializer):
+    def __getitem__(self, key):
+        raise NotImplementedError
+
+
+def test_every_rank_saves_what_a_plain_iterator_loads(comm):
+    # The master's order changes at each epoch; the other ranks learn it.
+    actual = _shuffling(4, 400) if comm.rank == 0 else None
+    iterator = create_multi_node_iterator(actual, comm)
+    drawn = _draw(iterator, 4)  # 16 of 11 examples: position 5 of epoch 1
+    saver = _FlatSaver()
+    iterator.serialize(saver)
+    plain = SerialIterator(DATASET, 4, order_sampler=ShuffleOrderSampler())
+    plain.serialize(serializers.NpzDeserializer(
+        {key: numpy.asarray(value) for key, value in saver.target.items()}))
+    rest = _draw(plain, 2)
+    # Epoch 1: the last of batch 2, batch 3, then 5..8 and 9, 10 (then a fresh order).
+    epoch_1 = drawn[2][-1:] + drawn[3] + rest[0] + rest[1][:2]
+    everyone = comm.allgather_obj((sorted(saver.target), saver.target['order'].tolist(),
+                                   epoch_1))
+    assert sorted(saver.target) == ['current_position', 'epoch', 'is_new_epoch', 'order',
+                                    'previous_epoch_detail']
+    assert all(other == everyone[0] for other in everyone)
+    assert sorted(epoch_1) == DATASET and (plain.epoch, plain.is_new_epoch) == (2, True)
+
+
+def test_every_rank_loads_what_chainermn_ranks_saved(comm):
+    actual = _shuffling(3, 500) if comm.rank == 0 else None
+    iterator = create_multi_node_iterator(actual, comm)
+    _draw(iterator, 2)
+    reversed_order = iterator._order[::-1].copy()
+    # ChainerMN's ranks saved neither epoch_detail nor previous_epoch_detail.
+    snapshot = {'current_position': numpy.asarray(9), 'epoch': numpy.asarray(0),
+                'is_new_epoch': numpy.asarray(False), 'order': reversed_order}
+    iterator.serialize(serializers.NpzDeserializer(snapshot))
+    state = (iterator.epoch, iterator.current_position, iterator.epoch_detail,
+             iterator.previous_epoch_detail, iterator._order.tolist())
+    batch = iterator.next()
+    assert state == (0, 9, 9 / 11, 6 / 11, reversed_order.tolist())
+    assert batch[:2] == [DATASET[i] for i in reversed_order[9:]]

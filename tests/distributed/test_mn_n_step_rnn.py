@@ -16,6 +16,7 @@ from tests.distributed._helpers import data_of
 
 import catena
 import catena.distributed as dist
+import catena.distributed.functions as DF
 import catena.functions as F
 import catena.links as L
 from catena.distributed.links import MultiNodeNStepRNN, create_multi_node_n_step_rnn
@@ -76,8 +77,13 @@ def assert_grads_match(link, ref_link, xs, ref_xs):
         numpy.testing.assert_allclose(x.grad, ref_x.grad, rtol=1e-10, atol=1e-12)
 
 
-def run_stage(comm, kind, stage, n_stages):
-    """Runs this rank's stage of the distributed model and checks it against the reference."""
+def run_stage(comm, kind, stage, n_stages, joined=False):
+    """Runs this rank's stage of the distributed model and checks it against the reference.
+
+    ``joined``: every rank backprops from a loss joined to its delegate by
+    ``pseudo_connect`` (a None delegate on the last rank), as ChainerMN's
+    examples do, instead of from the delegate (or the loss) itself.
+    """
     ref_links, ref_xss, ref_outputs, ref_loss = reference(kind, n_stages)
     rank_in = None if stage == 0 else stage - 1
     rank_out = None if stage == n_stages - 1 else stage + 1
@@ -89,13 +95,19 @@ def run_stage(comm, kind, stage, n_stages):
     if rank_out is None:
         assert delegate is None
         loss = loss_of(outputs)
+        if joined:
+            loss, = DF.pseudo_connect(delegate, loss)
         numpy.testing.assert_allclose(loss.array, ref_loss.array, rtol=1e-12)
         for out, ref in zip([*outputs[:-1], *outputs[-1]], [*ref_outputs[:-1], *ref_outputs[-1]]):
             numpy.testing.assert_allclose(out.array, ref.array, rtol=1e-12, atol=1e-14)
         loss.backward()
     else:
         assert isinstance(delegate, catena.Variable) and delegate.shape == ()
-        delegate.backward()
+        if joined:  # a local loss that adds nothing to the gradients
+            local, = DF.pseudo_connect(delegate, F.sum(outputs[-1][0]) * 0.0)
+            local.backward()
+        else:
+            delegate.backward()
     assert_grads_match(link, ref_links[stage], xs, ref_xss[stage])
 
 
@@ -106,13 +118,14 @@ def comm(mpi_world):
     communicator.finalize()
 
 
+@pytest.mark.parametrize('joined', [False, True])
 @pytest.mark.parametrize('kind', sorted(KINDS))
-def test_encoder_decoder_on_two_ranks_match_one_process(comm, kind):
+def test_encoder_decoder_on_two_ranks_match_one_process(comm, kind, joined):
     if comm.size < 2:
         pytest.skip('needs 2 ranks')
     if comm.rank >= 2:
         pytest.skip('only ranks 0 and 1 take part')
-    run_stage(comm, kind, comm.rank, 2)
+    run_stage(comm, kind, comm.rank, 2, joined)
 
 
 @pytest.mark.parametrize('kind', ['gru', 'lstm'])

@@ -112,7 +112,8 @@ class GenericMultiNodeEvaluator(extension.Extension):
     all of them. Subclass it and override the two methods; by default
     ``calc_local`` returns the target's output and ``aggregate`` returns
     the list of results. Nothing is reported automatically: report in
-    ``aggregate`` (on the root).
+    ``aggregate`` (on the root). The shards may have different numbers of
+    batches.
 
     Calling the extension is a collective call. It returns what
     ``aggregate`` returned on the root, and None on the other ranks.
@@ -126,9 +127,9 @@ class GenericMultiNodeEvaluator(extension.Extension):
         converter: Turns a batch into the arguments of :meth:`calc_local`
             (:func:`catena.dataset.concat_examples` by default).
         root: The rank that aggregates.
-        progress_hook: Called on the root as ``progress_hook(n)`` after the
-            results are gathered, with ``n`` the number of results
-            collected from all ranks.
+        progress_hook: Called on the root only, as ``progress_hook(batch)``
+            after each of the root's own batches is evaluated (as in
+            ChainerMN).
     """
 
     trigger: Any = (1, 'epoch')
@@ -175,8 +176,11 @@ class GenericMultiNodeEvaluator(extension.Extension):
         """Combines the results of all ranks, on the root only (override it).
 
         Args:
-            results: What :meth:`calc_local` returned for every batch, rank 0's
-                batches first, then rank 1's, and so on.
+            results: What :meth:`calc_local` returned for every batch of
+                every rank, in ChainerMN's order: the first batch of rank 0,
+                of rank 1, and so on, then the second batch of each rank,
+                and so on (a rank whose batches ran out is left out of the
+                later rounds).
 
         Returns:
             The evaluation's result (the default: ``results`` itself).
@@ -203,6 +207,8 @@ class GenericMultiNodeEvaluator(extension.Extension):
                     raise ValueError(f'{type(self).__name__}.calc_local returned None; return '
                                      'a value for every batch')
                 results.append(result)
+                if self.progress_hook is not None and self.comm.rank == self.root:
+                    self.progress_hook(batch)
         return results
 
     def __call__(self, trainer: Any = None) -> Any:  # type: ignore[override]
@@ -228,10 +234,11 @@ class GenericMultiNodeEvaluator(extension.Extension):
         if self.comm.rank != self.root:
             return None
         assert gathered is not None
-        results = [result for _, per_rank in gathered for result in per_rank]
-        if self.progress_hook is not None:
-            self.progress_hook(len(results))
-        return self.aggregate(results)
+        per_rank = [results for _, results in gathered]
+        rounds = max(map(len, per_rank), default=0)
+        interleaved = [results[i] for i in range(rounds) for results in per_rank
+                       if i < len(results)]
+        return self.aggregate(interleaved)
 
     def finalize(self) -> None:
         """Finalizes the iterator."""

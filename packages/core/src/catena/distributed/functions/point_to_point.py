@@ -205,16 +205,24 @@ def pseudo_connect(delegate_variable: Any, *actual_variables: Any) -> tuple[Vari
 
     Args:
         delegate_variable: A delegate variable (from :func:`send`), or any
-            Variable to join.
+            Variable or array to join, or None when there is nothing to
+            join (for example the delegate of a
+            :func:`~catena.distributed.links.create_multi_node_n_step_rnn`
+            link without ``rank_out``): the outputs then just stand for
+            ``actual_variables``, as in ChainerMN.
         actual_variables: The Variables (or arrays) to return.
 
     Returns:
         tuple: The Variables, one per actual variable (a 1-tuple for one, as
         in ChainerMN).
     """
-    if not isinstance(delegate_variable, Variable):
-        raise TypeError(f'pseudo_connect: delegate_variable must be a Variable, got '
-                        f'{type(delegate_variable).__name__}')
+    if delegate_variable is None:
+        delegate_variable = _common.anchor()
+    elif not isinstance(delegate_variable, Variable):
+        if not hasattr(delegate_variable, 'shape'):
+            raise TypeError(f'pseudo_connect: delegate_variable must be a Variable, an array '
+                            f'or None, got {type(delegate_variable).__name__}')
+        delegate_variable = Variable(delegate_variable)
     if not actual_variables:
         raise ValueError('pseudo_connect: give at least one actual variable after the '
                          'delegate variable')

@@ -23,20 +23,44 @@ class _Status:
     previous_epoch_detail: float | None = None
     batch_size: int | None = None
     repeat: bool = True
+    epoch_size: int | None = None
 
     @classmethod
     def of(cls, iterator: Any) -> _Status:
+        order = _order_of(iterator)
+        if order is not None:
+            size: int | None = len(order)
+        else:
+            dataset: Any = getattr(iterator, 'dataset', None)
+            size = len(dataset) if hasattr(dataset, '__len__') else None
         return cls(epoch=int(iterator.epoch), is_new_epoch=bool(iterator.is_new_epoch),
                    current_position=int(getattr(iterator, 'current_position', 0)),
                    epoch_detail=float(iterator.epoch_detail),
                    previous_epoch_detail=_optional_float(
                        getattr(iterator, 'previous_epoch_detail', None)),
                    batch_size=getattr(iterator, 'batch_size', None),
-                   repeat=bool(getattr(iterator, 'repeat', True)))
+                   repeat=bool(getattr(iterator, 'repeat', True)), epoch_size=size)
 
 
 def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def _order_of(iterator: Any) -> numpy.ndarray | None:
+    """The order of the current epoch of a catena (or Chainer-like) iterator, if it has one."""
+    order = getattr(getattr(iterator, '_state', None), 'order', None)
+    if order is None:
+        order = getattr(iterator, '_order', None)
+    return None if order is None else numpy.asarray(order)
+
+
+def _copy(order: numpy.ndarray | None) -> numpy.ndarray | None:
+    return None if order is None else order.copy()
+
+
+def _serialize_value(serializer: Any, key: str, value: Any) -> Any:
+    loaded = serializer(key, value)
+    return value if loaded is None else loaded
 
 
 def _check_communicator(communicator: Any) -> CommunicatorBase:
@@ -53,7 +77,8 @@ class _MultiNodeIterator(Iterator):
     other ranks ``epoch``, ``is_new_epoch``, ``current_position``,
     ``epoch_detail``, ``previous_epoch_detail``, ``batch_size`` and
     ``repeat`` are the master's as of the last batch, and other attributes
-    come from the local actual iterator (if any).
+    come from the local actual iterator (if any). The master's order of the
+    current epoch travels with the first batch after it changes.
     """
 
     def __init__(self, actual_iterator: Any, communicator: CommunicatorBase,
@@ -62,23 +87,36 @@ class _MultiNodeIterator(Iterator):
         self.communicator = communicator
         self.rank_master = rank_master
         self.is_master = communicator.rank == rank_master
-        status = _Status.of(actual_iterator) if self.is_master else None
-        self._initial: _Status = communicator.bcast_obj(status, root=rank_master)
+        initial = None
+        self._sent_order: numpy.ndarray | None = None
+        if self.is_master:
+            self._sent_order = _order_of(actual_iterator)
+            initial = (_Status.of(actual_iterator), self._sent_order)
+        self._initial, self._initial_order = communicator.bcast_obj(initial, root=rank_master)
         self._status = dataclasses.replace(self._initial)
+        self._slave_order = _copy(self._initial_order)
 
     def __next__(self) -> Any:
         comm = self.communicator
         if self.is_master:
+            actual = self.actual_iterator
             try:
-                message: Any = (next(self.actual_iterator), _Status.of(self.actual_iterator))
+                batch = next(actual)
             except StopIteration:
-                message = None
+                message: Any = None
+            else:
+                order = _order_of(actual)
+                changed = order is not self._sent_order
+                self._sent_order = order
+                message = (batch, _Status.of(actual), changed, order if changed else None)
             comm.bcast_obj(message, root=self.rank_master)
         else:
             message = comm.bcast_obj(None, root=self.rank_master)
         if message is None:
             raise StopIteration
-        batch, self._status = message
+        batch, self._status, changed, order = message
+        if changed:
+            self._slave_order = order
         return batch
 
     next = __next__
@@ -116,8 +154,15 @@ class _MultiNodeIterator(Iterator):
     def repeat(self) -> bool:
         return self._attribute('repeat')  # type: ignore[no-any-return]
 
+    @property
+    def _order(self) -> numpy.ndarray | None:
+        """The order of the master's current epoch (None without one), as ChainerMN named it."""
+        if self.is_master:
+            return _order_of(self.actual_iterator)
+        return self._slave_order
+
     def __getattr__(self, name: str) -> Any:
-        if name == 'actual_iterator':  # not set yet
+        if name in ('actual_iterator', 'is_master'):  # not set yet
             raise AttributeError(name)
         return getattr(self.actual_iterator, name)
 
@@ -127,6 +172,7 @@ class _MultiNodeIterator(Iterator):
             self.actual_iterator.reset()
         else:
             self._status = dataclasses.replace(self._initial)
+            self._slave_order = _copy(self._initial_order)
 
     def finalize(self) -> None:
         finalize = getattr(self.actual_iterator, 'finalize', None)
@@ -136,29 +182,50 @@ class _MultiNodeIterator(Iterator):
     def serialize(self, serializer: Any) -> None:
         """Saves or loads the state, without communicating.
 
-        The master saves its actual iterator; the other ranks save their copy
-        of the master's status. Load on every rank, each from what it saved.
+        The master saves its actual iterator. The other ranks save their
+        copy of the master's status under the keys of an iterator of
+        catena and ChainerMN (``current_position``, ``epoch``,
+        ``is_new_epoch``, ``order`` when the master shuffles, and
+        ``previous_epoch_detail``), so a plain iterator can load what any
+        rank saved and they load what ChainerMN's ranks saved. A loaded
+        order is kept for saving again only: the batches always come from
+        the master. Load on every rank, each from what it saved.
         """
         if self.is_master:
             self.actual_iterator.serialize(serializer)
             return
         status = self._status
+        position = int(_serialize_value(serializer, 'current_position',
+                                        status.current_position))
+        epoch = int(_serialize_value(serializer, 'epoch', status.epoch))
+        is_new_epoch = bool(_serialize_value(serializer, 'is_new_epoch', status.is_new_epoch))
+        order = self._slave_order
+        if order is not None:
+            order = self._serialize_order(serializer, order)
+        size = status.epoch_size if order is None else len(order)
+        detail = float(epoch) + (position / size if size else 0.0)
         previous = -1.0 if status.previous_epoch_detail is None else status.previous_epoch_detail
-        values = {
-            'epoch': status.epoch, 'is_new_epoch': status.is_new_epoch,
-            'current_position': status.current_position,
-            'epoch_detail': status.epoch_detail, 'previous_epoch_detail': previous,
-        }
-        loaded = {}
-        for key, value in values.items():
-            result = serializer(key, value)
-            loaded[key] = value if result is None else result
-        previous_loaded = float(loaded['previous_epoch_detail'])
+        try:
+            previous = float(_serialize_value(serializer, 'previous_epoch_detail', previous))
+        except KeyError:  # ChainerMN's ranks saved none: one batch before the position
+            if epoch or position:
+                batch = status.batch_size or 0
+                previous = max(float(epoch) + ((position - batch) / size if size else 0.0), 0.0)
+            else:
+                previous = -1.0
+        self._slave_order = order
         self._status = dataclasses.replace(
-            status, epoch=int(loaded['epoch']), is_new_epoch=bool(loaded['is_new_epoch']),
-            current_position=int(loaded['current_position']),
-            epoch_detail=float(loaded['epoch_detail']),
-            previous_epoch_detail=None if previous_loaded < 0 else previous_loaded)
+            status, epoch=epoch, is_new_epoch=is_new_epoch, current_position=position,
+            epoch_detail=detail, previous_epoch_detail=None if previous < 0 else previous)
+
+    @staticmethod
+    def _serialize_order(serializer: Any, order: numpy.ndarray) -> numpy.ndarray:
+        for key in ('order', '_order'):  # '_order': snapshots of older Chainer versions
+            try:
+                return numpy.asarray(_serialize_value(serializer, key, order))
+            except KeyError:
+                continue
+        return order  # a snapshot without the order: keep the master's
 
 
 def create_multi_node_iterator(actual_iterator: Any, communicator: CommunicatorBase,
