@@ -42,6 +42,11 @@ Sessions:
     ``python benchmarks/run.py`` (arguments after ``--`` are passed on, e.g.
     ``nox -s bench -- --quick --check``).
 
+The test sessions spread their tests over every CPU (pytest-xdist), and run
+each of their steps even when an earlier one failed, reporting every failure
+at the end; nox itself goes on to the next session after a failed one and
+lists every session's result last.
+
 Every session runs on the Python that runs nox (3.10 or newer); pick another
 with ``nox -P 3.12``. NumPy 1.26 has no wheels for Python 3.13 and newer, so
 there ``tests-core(numpy='1.26')`` and ``chainer-suite`` skip with a message.
@@ -81,7 +86,11 @@ MYPY = "mypy==2.4.1"
 # The benchmark compares against this exact PyTorch release (a CPU wheel).
 TORCH = "torch==2.13.0"
 
-TEST_TOOLS = ["pytest>=7.4", "scipy>=1.10", "hypothesis"]
+TEST_TOOLS = ["pytest>=7.4", "pytest-xdist>=3.5", "scipy>=1.10", "hypothesis"]
+# pytest-xdist: one worker per CPU (two on CI); a module's tests stay on one
+# worker, so module-scoped fixtures (a VGG16) are built once. Arguments after
+# ``--`` override it (``nox -s tests -- -n 0`` runs serially).
+PARALLEL = ["-n", "auto", "--dist", "loadscope"]
 # What the full test session adds: HDF5 files, ONNX checks, PNG plots, and the
 # handwritten digits of the main job (bundled with scikit-learn).
 EXTRAS_FOR_TESTS = ["h5py", "onnxruntime", "matplotlib", "scikit-learn"]
@@ -109,6 +118,23 @@ def _skip_without_numpy_126(session: nox.Session) -> None:
         session.skip(f"NumPy 1.26 has no wheels for Python {python[0]}.{python[1]} "
                      f"(the newest it supports is 3.12): run nox with Python 3.10-3.12 "
                      "to include this session")
+
+
+def _run_each(session: nox.Session, *commands: list[str], env: dict[str, str] | None = None
+              ) -> None:
+    """Run every command even when one fails, then fail naming each that did.
+
+    One failing test run must not hide the result of the next (the doctests
+    after the tests, the 3-rank run after the 2-rank one).
+    """
+    failed = []
+    for command in commands:
+        try:
+            session.run(*command, env=env)
+        except nox.command.CommandFailed:
+            failed.append(" ".join([pathlib.Path(command[0]).name, *command[1:]]))
+    if failed:
+        session.error("failed: " + "; ".join(failed))
 
 
 def _package_dir(session: nox.Session, dist: str) -> str:
@@ -160,7 +186,7 @@ def tests_core(session: nox.Session, numpy: str) -> None:
         f"import numpy; assert numpy.__version__.startswith('{numpy}'), numpy.__version__",
     )
     session.run("python", "-c", NO_PLUGIN_CHECK)
-    session.run("pytest", "tests/core", *session.posargs)
+    session.run("pytest", *PARALLEL, "tests/core", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -170,9 +196,10 @@ def tests(session: nox.Session) -> None:
     for dist in PACKAGES:
         editable += ["-e", _package_dir(session, dist)]
     session.install(*editable, *TEST_TOOLS, *EXTRAS_FOR_TESTS)
-    session.run("pytest", "tests", *session.posargs)
-    # The docstring examples of the core (their namespace is set in conftest.py).
-    session.run("pytest", "--doctest-modules", "packages/core/src/catena")
+    # The docstring examples of the core run too (their namespace is set in conftest.py).
+    _run_each(session,
+              ["pytest", *PARALLEL, "tests", *session.posargs],
+              ["pytest", *PARALLEL, "--doctest-modules", "packages/core/src/catena"])
 
 
 @nox.session(name="tests-gpu", python=None)
@@ -207,13 +234,13 @@ def tests_distributed(session: nox.Session) -> None:
     pytest_args = ["-m", "pytest", "-p", "no:cacheprovider", "tests/distributed",
                    *session.posargs]
     python = str(bin_dir / "python")
-    session.run(python, *pytest_args)
     # Open MPI refuses root without these, and more ranks than cores without
     # --oversubscribe (CI machines may have 2 cores).
     env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-    for ranks in ("2", "3"):
-        session.run(str(mpiexec), "--oversubscribe", "-n", ranks, python, *pytest_args,
-                    env=env)
+    _run_each(session, [python, *pytest_args],
+              *([str(mpiexec), "--oversubscribe", "-n", ranks, python, *pytest_args]
+                for ranks in ("2", "3")),
+              env=env)
 
 
 # Chainer 7.8.1's own test suite, run through an import shim (../shared/chainer-suite).
@@ -287,3 +314,30 @@ def bench(session: nox.Session) -> None:
     # threadpoolctl lets the benchmarks hold NumPy's BLAS to one thread, as torch is.
     session.install("-e", _package_dir(session, "catena"), TORCH, "threadpoolctl")
     session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+# Pinned documentation tools; Sphinx 8.1 is the newest release that still runs on Python 3.10.
+DOCS_TOOLS = ["sphinx==8.1.3", "furo==2025.12.19", "myst-parser==4.0.1"]
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """Build the documentation with warnings as errors, run its examples, check its coverage.
+
+    The site lands in ``docs/_build/html`` (open ``index.html``). All five
+    distributions are installed editable, as in ``tests``; catena-cuda's
+    reference is built without CuPy. The build needs no network
+    (``docs/conf.py``). Then ``pytest tests/docs`` checks that the reference
+    names every public name.
+    """
+    editable: list[str] = []
+    for dist in PACKAGES:
+        editable += ["-e", _package_dir(session, dist)]
+    session.install(*editable, *DOCS_TOOLS, "pytest>=7.4")
+    build = ROOT / "docs" / "_build"
+    # The doctest builder reuses the doctrees the HTML build pickled.
+    sphinx = ["python", "-m", "sphinx", "-W", "--keep-going", "-d", str(build / "doctrees")]
+    _run_each(session,
+              [*sphinx, "-j", "auto", "-b", "html", "docs", str(build / "html")],
+              [*sphinx, "-b", "doctest", "docs", str(build / "doctest")],
+              ["pytest", "-p", "no:cacheprovider", "tests/docs", *session.posargs])

@@ -162,15 +162,27 @@ def test_predict_centre_crop(vgg16):
     np.testing.assert_allclose(y.array, expected.array, rtol=1e-5)
 
 
-@pytest.mark.slow
-def test_predict_oversample_averages_ten_crops(vgg16):
-    rng = np.random.default_rng(3)
-    image = rng.integers(0, 256, (256, 256, 3), dtype=np.uint8)
+def test_predict_oversample_averages_ten_crops(vgg16, monkeypatch):
+    """The network sees the ten crops of the prepared image; predict returns their mean.
+
+    A cheap stand-in replaces the network (the real one runs in
+    test_predict_centre_crop, and on ten crops in ResNet's and GoogLeNet's tests).
+    """
+    seen = []
+
+    def cheap_forward(x, layers):
+        assert layers == ['prob'] and not catena.config.train
+        seen.append(x.array.copy())
+        return {'prob': catena.Variable(x.array[:, :, ::37, ::37].reshape(len(x), -1))}
+
+    monkeypatch.setattr(vgg16, 'forward', cheap_forward)
+    image = np.random.default_rng(3).integers(0, 256, (256, 256, 3), dtype=np.uint8)
     y = vgg16.predict([image], oversample=True)
-    x = vgg.prepare(image, size=(256, 256))
-    crops = imagenet.oversample(x[None], (224, 224))
-    probs = _run(vgg16, crops, ['prob'])['prob'].array
-    np.testing.assert_allclose(y.array, probs.mean(axis=0, keepdims=True), rtol=1e-5)
+    crops = imagenet.oversample(vgg.prepare(image, size=(256, 256))[None], (224, 224))
+    assert len(seen) == 1 and seen[0].shape == (10, 3, 224, 224)
+    np.testing.assert_array_equal(seen[0], crops)
+    expected = crops[:, :, ::37, ::37].reshape(10, -1).mean(axis=0, keepdims=True)
+    np.testing.assert_allclose(y.array, expected, rtol=1e-6)
 
 
 def test_loading_a_path_uses_load_npz_and_skips_random_draws(monkeypatch, tmp_path):
