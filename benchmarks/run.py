@@ -57,6 +57,17 @@ def discover(only: str | None) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
+def run_reports(only: str | None, with_torch: bool, quick: bool) -> dict[str, Any]:
+    """Run the ``report()`` of each ``bench_*.py`` that has one: measures other
+    than time (``bench_memory.py``: peak RSS), which print their own tables."""
+    reports: dict[str, Any] = {}
+    for path in sorted(HERE.glob("bench_*.py")):
+        report = getattr(_load(path), "report", None)
+        if report is not None:
+            reports[path.stem] = report(only=only, with_torch=with_torch, quick=quick)
+    return reports
+
+
 def _load(path: pathlib.Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"_catena_bench.{path.stem}", path)
     if spec is None or spec.loader is None:
@@ -235,10 +246,12 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
 
-    if not results:
+    if results:
+        print_table(results)
+    reports = run_reports(args.k, with_torch, args.quick)
+    if not results and not any(reports.values()):
         print(f"no benchmark case matches {args.k!r}" if args.k else "no benchmark cases found")
         return 1
-    print_table(results)
 
     failed = False
     if args.check:
@@ -251,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"check {r['case']}: {status}: {r['check']['detail']}")
                 failed |= not r["check"]["ok"]
     failed |= any(r["catena"] is not None and "error" in r["catena"] for r in results)
+    failed |= any("error" in (row["catena"] or {}) for rows in reports.values() for row in rows)
 
     if args.json:
         payload = {
@@ -264,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
                 "default_target_ratio": TARGET_RATIO,
             },
             "results": results,
+            "reports": reports,
         }
         path = pathlib.Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)

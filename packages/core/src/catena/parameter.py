@@ -28,7 +28,7 @@ class Parameter(Variable):
     """
 
     __slots__ = ('initializer', '_grad_initializer', 'update_rule', '_initial_device',
-                 '_peers')
+                 '_peers', '_nan_grad')
 
     _grad_initializer: Any
 
@@ -39,6 +39,8 @@ class Parameter(Variable):
         # Weak references to the parameters sharing this one's array (shallow
         # copies); one list object shared by the whole group, or None.
         self._peers: list[weakref.ref[Parameter]] | None = None
+        # The NaN gradient's stand-in until it is first read (see _set_nan_grad).
+        self._nan_grad: numpy.ndarray | None = None
         if initializer is None:
             initializer = NaN()
         elif numpy.isscalar(initializer):
@@ -63,8 +65,7 @@ class Parameter(Variable):
         self.initializer = initializer
         data = _initializers.generate_array(initializer, shape, numpy, device=device)
         super().__init__(data, name=name)
-        self.grad = _initializers.generate_array(
-            NaN(), shape, numpy, dtype=data.dtype, device=device)
+        self._set_nan_grad(data, device)
         # As in Chainer, a later initialize() gives no gradient.
         self._grad_initializer = None
 
@@ -92,6 +93,8 @@ class Parameter(Variable):
                 still to be made when it is initialized (until
                 :meth:`cleargrad` says there is none).
         """
+        if self._nan_grad is not None:
+            self._materialize_grad()
         if self._data is None and self._grad_initializer is not None:
             name = f' {self._name!r}' if self._name else ''
             raise RuntimeError(
@@ -106,11 +109,52 @@ class Parameter(Variable):
     def grad(self, grad: Any) -> None:
         Variable.grad.fset(self, grad)  # type: ignore[attr-defined]
 
+    @property
+    def grad_var(self) -> Variable | None:
+        """The gradient as a Variable (part of a graph after double backprop)."""
+        if self._nan_grad is not None:
+            self._materialize_grad()
+        return self._grad_var
+
+    @grad_var.setter
+    def grad_var(self, grad_var: Variable | None) -> None:
+        Variable.grad_var.fset(self, grad_var)  # type: ignore[attr-defined]
+
+    def _set_nan_grad(self, data: Any, device: Any) -> None:
+        """Gives the new array ``data`` a gradient of NaN.
+
+        Where ``data`` is a NumPy array (on a device whose ``xp`` is NumPy),
+        the gradient is first a read-only NaN view that takes no memory, made
+        a real array when it is first read through :attr:`grad`,
+        :attr:`grad_var` or :meth:`zerograd`, or moved to another array
+        module: a model that only runs inference never allocates its
+        gradients. Code inside catena that reads ``_grad_var`` directly gets
+        NaN values, as from the real array, but must not write into them.
+        """
+        if (type(data) is numpy.ndarray and data.dtype.kind == 'f'
+                and (device is None or device.xp is numpy)):
+            nan = numpy.broadcast_to(numpy.array(numpy.nan, dtype=data.dtype), data.shape)
+            self._grad_var = Variable(nan)
+            self._nan_grad = nan
+            return
+        self.grad = _initializers.generate_array(
+            NaN(), data.shape, numpy, dtype=data.dtype, device=device)
+
+    def _materialize_grad(self) -> None:
+        """Replaces the NaN stand-in of :meth:`_set_nan_grad`, if still held, by a real array."""
+        nan = self._nan_grad
+        self._nan_grad = None
+        grad_var = self._grad_var
+        # The gradient variable may be shared with shallow copies: they see the array too.
+        if nan is not None and grad_var is not None and grad_var._data is nan:
+            grad_var._data = numpy.full(nan.shape, numpy.nan, dtype=nan.dtype)
+
     def __copy__(self) -> Parameter:
         """A shallow copy: a new Parameter that shares the array, even one set later."""
         new = Parameter(self.initializer, name=self._name)
         Variable.array.fset(new, self._data)  # type: ignore[attr-defined]
         new._grad_var = self._grad_var
+        new._nan_grad = self._nan_grad
         new._grad_initializer = self._grad_initializer
         new._requires_grad = self._requires_grad
         new.update_rule = self.update_rule
@@ -145,10 +189,15 @@ class Parameter(Variable):
         """
         device = self._initial_device
         data = _initializers.generate_array(self.initializer, shape, numpy, device=device)
+        grad_initializer = self._grad_initializer
+        if type(grad_initializer) is NaN:
+            self.array = data
+            self._set_nan_grad(data, device)
+            return
         grad = None
-        if self._grad_initializer is not None:
+        if grad_initializer is not None:
             grad = _initializers.generate_array(
-                self._grad_initializer, shape, numpy, dtype=data.dtype, device=device)
+                grad_initializer, shape, numpy, dtype=data.dtype, device=device)
         self.array = data
         self.grad = grad
 
@@ -158,6 +207,8 @@ class Parameter(Variable):
             self._grad_initializer = None
 
     def zerograd(self) -> None:
+        if self._nan_grad is not None:
+            self._materialize_grad()
         super().zerograd()
         if self._data is None:
             self._grad_initializer = Constant(0, getattr(self.initializer, 'dtype', None))
@@ -189,6 +240,8 @@ class Parameter(Variable):
         if self._data is None:
             self._initial_device = target
             return self
+        if self._nan_grad is not None and target.xp is not numpy:
+            self._materialize_grad()
         super().to_device(target)
         return self
 

@@ -76,6 +76,39 @@ def _random_state(rng: Any, array: Any) -> Any:
     return backend.get_array_module(array).random
 
 
+# Elements drawn per call when filling a large NumPy array: NumPy draws float64,
+# so one draw of a whole array would hold a temporary twice a float32 array's size.
+_DRAW_CHUNK = 1 << 16
+
+
+def _draws_in_order(source: Any) -> bool:
+    """Whether ``source`` is NumPy's, whose draws of ``n + m`` values equal a draw of
+    ``n`` followed by a draw of ``m``."""
+    return source is numpy.random or isinstance(
+        source, (numpy.random.RandomState, numpy.random.Generator))
+
+
+def _fill_random(array: Any, rng: Any, method: str, **params: float) -> None:
+    """Fills ``array`` with ``rng.<method>(**params)`` (``rng`` None: the array
+    module's ``random``), cast to the array's dtype.
+
+    A large C-contiguous NumPy array is filled a chunk at a time from NumPy's
+    generators: the values, and the generator's state afterwards, are those of
+    one draw of the whole array, without its float64 temporary.
+    """
+    source = _random_state(rng, array)
+    draw = getattr(source, method)
+    size = array.size
+    if (size <= _DRAW_CHUNK or not isinstance(array, numpy.ndarray)
+            or not array.flags.c_contiguous or not _draws_in_order(source)):
+        array[...] = draw(size=array.shape, **params)
+        return
+    flat = array.reshape(-1)
+    for start in range(0, size, _DRAW_CHUNK):
+        stop = min(start + _DRAW_CHUNK, size)
+        flat[start:stop] = draw(size=stop - start, **params)
+
+
 def _resolve(initializer: Any) -> Any:
     """Turns a scalar or an array into an initializer; callables pass through."""
     from catena.initializers.constant import Constant, NaN

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena.initializers._base import Initializer, _random_state, _scaled_std
+from catena.initializers._base import Initializer, _fill_random, _scaled_std
 
 
 def _fill_normal(array: Any, std: float, rng: Any) -> None:
-    array[...] = _random_state(rng, array).normal(loc=0.0, scale=std, size=array.shape)
+    _fill_random(array, rng, 'normal', loc=0.0, scale=std)
 
 
 class Normal(Initializer):

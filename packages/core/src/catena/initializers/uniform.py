@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from catena.initializers._base import Initializer, _random_state, _scaled_std
+from catena.initializers._base import Initializer, _fill_random, _scaled_std
 
 
 def _fill_uniform(array: Any, bound: float, rng: Any) -> None:
-    array[...] = _random_state(rng, array).uniform(low=-bound, high=bound, size=array.shape)
+    _fill_random(array, rng, 'uniform', low=-bound, high=bound)
 
 
 class Uniform(Initializer):
