@@ -4,7 +4,7 @@ The one command that runs every check (the README's test command, also what
 ``.ci/run`` calls)::
 
     python -m pip install nox && \
-        python -m nox -s lint typecheck tests-core tests tests-distributed chainer-suite
+        python -m nox -s lint typecheck tests-core tests tests-distributed chainer-suite docs
 
 Sessions:
 
@@ -37,6 +37,11 @@ Sessions:
     environment; fails when a group passes fewer tests than
     ``.ci/chainer-suite-floor.json`` says (``-- --raise-floor`` raises it).
     Skips when ``../shared/chainer-suite`` is absent.
+``docs``
+    the Sphinx site under ``docs/`` built with warnings as errors into
+    ``docs/_build/html``, the guides' examples run by the doctest builder,
+    and ``pytest tests/docs`` (every public name is in the reference); needs
+    no network.
 ``bench``
     not part of the default run: core plus a pinned PyTorch CPU build, then
     ``python benchmarks/run.py`` (arguments after ``--`` are passed on, e.g.
@@ -65,7 +70,7 @@ nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 nox.options.sessions = ["lint", "typecheck", "tests-core", "tests", "tests-distributed",
-                        "chainer-suite"]
+                        "chainer-suite", "docs"]
 
 ROOT = pathlib.Path(__file__).resolve().parent
 # None: the interpreter that runs nox.

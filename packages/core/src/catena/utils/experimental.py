@@ -40,8 +40,7 @@ def experimental(api_name: str) -> None:
         api_name: The API's name as users write it, e.g. ``'MyLink.forward'``.
 
     Warns:
-        FutureWarning: ``{api_name} is experimental. Its interface can change
-        in the future.``
+        FutureWarning: ``{api_name} is experimental. Its interface can change in the future.``
 
     .. admonition:: Example
 
