@@ -55,6 +55,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import _machine  # noqa: E402
+
 HERE = pathlib.Path(__file__).resolve().parent
 
 SEED = 0
@@ -277,24 +280,6 @@ def child(case: str, side: str, threads: int) -> dict[str, Any]:
 # ------------------------------------------------------------------ in the parent
 
 
-def cpu_model() -> str:
-    """The CPU's model name and its widest vector ISA (from ``/proc/cpuinfo``)."""
-    name, flags = platform.processor() or platform.machine(), set()
-    try:
-        with open('/proc/cpuinfo') as cpuinfo:
-            for line in cpuinfo:
-                key, _, value = line.partition(':')
-                if key.strip() == 'model name':
-                    name = value.strip()
-                elif key.strip() == 'flags':
-                    flags = set(value.split())
-    except OSError:
-        pass
-    isa = next((isa for isa, flag in (('AVX-512', 'avx512f'), ('AVX2', 'avx2'),
-                                      ('AVX', 'avx')) if flag in flags), 'no AVX')
-    return f'{name} ({isa}, {os.cpu_count()} logical CPUs)'
-
-
 def _spawn(case: str, side: str, threads: int) -> dict[str, Any]:
     env = dict(os.environ)
     for variable in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS'):
@@ -381,7 +366,8 @@ def report(only: str | None = None, with_torch: bool = True,
     del quick  # one round is what a quick run would do; memory barely varies
     rows = measure(only, with_torch)
     if rows:
-        print(f'\npeak RSS, a fresh process per side, {THREADS} threads, CPU: {cpu_model()}')
+        print(f'\npeak RSS, a fresh process per side, {THREADS} threads, '
+              f'CPU: {_machine.cpu_model()}')
         print_table(rows)
     return rows
 
@@ -398,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args.child[0], args.child[1], args.threads)))
         return 0
-    print(f'CPU: {cpu_model()}  python {platform.python_version()}')
+    print(f'CPU: {_machine.cpu_model()}  python {platform.python_version()}')
     print(f'peak RSS (MiB), median of {args.rounds} fresh process(es) per side, '
           f'{args.threads} threads\n')
     rows = measure(args.k, not args.no_torch, args.rounds, args.threads)
@@ -409,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         path = pathlib.Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({'cpu': cpu_model(), 'results': rows}, indent=2) + '\n')
+        summary = {'cpu': _machine.cpu_model(), 'results': rows}
+        path.write_text(json.dumps(summary, indent=2) + '\n')
         print(f'\nresults written to {path}')
     return 1 if any('error' in (row['catena'] or {}) for row in rows) else 0
 

@@ -139,7 +139,8 @@ def run_check(case: dict[str, Any], verbose: bool) -> dict[str, Any] | None:
 
 
 def versions(with_torch: bool) -> dict[str, str]:
-    info = {"python": platform.python_version(), "platform": platform.platform()}
+    info = {"cpu": _load(HERE / "_machine.py").cpu_model(),
+            "python": platform.python_version(), "platform": platform.platform()}
     modules = ["numpy", "catena"] + (["torch"] if with_torch else [])
     for name in modules:
         try:
