@@ -76,7 +76,10 @@ class FunctionNode:
         Returns:
             tuple: The output Variables.
         """
-        input_vars = [x if x.__class__ is Variable else _as_input_variable(x) for x in inputs]
+        try:
+            input_vars = [x if x.__class__ is Variable else _as_input_variable(x) for x in inputs]
+        except TypeError as error:
+            raise type_check.non_array_input(self, inputs, error) from None
         in_data = tuple([x._data for x in input_vars])
         requires_grad = False
         for x in input_vars:

@@ -869,25 +869,70 @@ def _is_array(value: Any) -> bool:
     return hasattr(value, 'shape') and hasattr(value, 'dtype')
 
 
+def _input_names(check_fn: Callable[[TypeInfoTuple], Any], in_data: Sequence[Any],
+                 name: str) -> list[str]:
+    """The names ``check_fn`` gives its inputs (``type_check._argname``), in full mode.
+
+    The check runs with None standing for every non-array input, only to
+    learn the names; an input it does not name keeps ``{name}[{i}]``.
+    """
+    types = get_types([x if _is_array(x) else None for x in in_data], name, accept_none=True)
+    with _full_mode:
+        try:
+            check_fn(types)
+        except Exception:  # noqa: BLE001, S110 - the names are all this run is for
+            pass
+    return [info.name for info in types]
+
+
 def _named_non_array(check_fn: Callable[[TypeInfoTuple], Any], in_data: Sequence[Any],
                      name: str, error: InvalidType) -> InvalidType:
-    """``error`` (an input is not an array), naming the input as the check names it.
-
-    The check runs once more with None standing for every non-array input,
-    only to learn the names it gives its inputs (``type_check._argname``).
-    """
+    """``error`` (an input is not an array), naming the input as the check names it."""
     data = tuple(in_data)
-    types = get_types([x if _is_array(x) else None for x in data], name, accept_none=True)
-    try:
-        check_fn(types)
-    except Exception:  # noqa: BLE001, S110 - the names are all this run is for
-        pass
-    for index, (value, info) in enumerate(zip(data, types)):
+    for index, (value, arg) in enumerate(zip(data, _input_names(check_fn, data, name))):
         default = f'{name}[{index}]'
-        if not _is_array(value) and info.name != default:
-            return InvalidType(f'{info.name} ({default}) is an array',
-                               f'{info.name} is {_render(type(value))}')
+        if not _is_array(value) and arg != default:
+            return InvalidType(f'{arg} ({default}) is an array',
+                               f'{arg} is {_render(type(value))}')
     return error
+
+
+def non_array_input(node: Any, inputs: Any, error: TypeError) -> TypeError:
+    """The error for an input of ``node.apply`` that is neither a Variable, an array nor None.
+
+    ``FunctionNode.apply`` calls it when turning its inputs into Variables
+    failed. The message names the input as ``node``'s type check names it::
+
+        ReLU: x must be a Variable or an array; got 'a'
+
+    Args:
+        node: The :class:`~catena.FunctionNode` being applied.
+        inputs: Its inputs, as given to ``apply``.
+        error: The error that building a Variable raised; returned as it is
+            when no input can be blamed (``inputs`` is an iterator).
+    """
+    from catena.utils import _validate
+    from catena.variable import Variable
+
+    if not isinstance(inputs, Sequence):
+        if hasattr(inputs, '__iter__'):
+            return error
+        return TypeError(f'{node.label}: the inputs must be a sequence of Variables or arrays; '
+                         f'got {_validate.show(inputs)}')
+    data = [x.array if isinstance(x, Variable) else x for x in inputs]
+    bad = [i for i, x in enumerate(data) if x is not None and
+           (not _is_array(x) or isinstance(x, numpy.generic))]
+    if not bad:
+        return error
+    if node._checks_types or 'check_type_forward' in vars(node):
+        names = _input_names(node.check_type_forward, [None if i in bad else x
+                                                       for i, x in enumerate(data)], 'in_types')
+    else:
+        names = [f'in_types[{i}]' for i in range(len(data))]
+    index = bad[0]
+    arg = f'input {index}' if names[index] == f'in_types[{index}]' else names[index]
+    return TypeError(f'{node.label}: {arg} must be a Variable or an array; '
+                     f'got {_validate.show(data[index])}')
 
 
 def _labelled(error: InvalidType, header: str) -> InvalidType:

@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.math import sum_to  # a module: the two import each other
 from catena.utils import type_check
 from catena.variable import Variable, as_variable
@@ -88,6 +89,6 @@ def broadcast_to(x: Any, shape: Any) -> Variable:
         Variable: ``x`` broadcast to ``shape`` (``x`` itself when it already
         has that shape).
     """
-    if x.shape == tuple(shape):
+    if _arguments.has_shape('broadcast_to', x, shape):
         return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
     return BroadcastTo(shape).apply((x,))[0]

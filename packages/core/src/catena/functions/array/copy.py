@@ -8,6 +8,7 @@ from catena import backend
 from catena.backends._device import Device
 from catena.backends.cuda import DummyDeviceType
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -57,7 +58,7 @@ def copy(x: Any, dst: Any) -> Variable:
         >>> y.device
         <CpuDevice (numpy)>
     """
-    in_device = backend.get_device_from_array(x)
+    in_device = backend.get_device_from_array(_arguments.array('copy', 'x', x))
     if isinstance(dst, DummyDeviceType):
         dst = '@numpy'  # Chainer's stand-in device for "no GPU" means the host
     return Copy(in_device, dst).apply((x,))[0]

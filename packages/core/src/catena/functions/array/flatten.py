@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from catena.functions import _arguments
 from catena.functions.array.reshape import reshape
 from catena.variable import Variable
 
@@ -23,4 +24,9 @@ def flatten(x: Any) -> Variable:
         >>> F.flatten(x).array
         array([1., 2., 3., 4.], dtype=float32)
     """
-    return reshape(x, (x.size,))
+    try:
+        size = x.size
+    except AttributeError:
+        _arguments.blame('flatten', x=x)
+        raise
+    return reshape(x, (size,))

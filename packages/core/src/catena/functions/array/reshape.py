@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -58,7 +59,16 @@ def reshape(x: Any, shape: Any) -> Variable:
     """
     if isinstance(shape, int):
         shape = (shape,)
-    shape = tuple(shape)
-    if x.shape == shape:
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise _arguments.wrong_kind('reshape', 'shape', 'an int or a sequence of ints',
+                                    shape) from None
+    try:
+        same = x.shape == shape
+    except AttributeError:
+        _arguments.blame('reshape', x=x)
+        raise
+    if same:
         return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
     return Reshape(shape).apply((x,))[0]

@@ -9,6 +9,7 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -110,7 +111,12 @@ class ResizeImages(FunctionNode):
 
     def __init__(self, output_shape: Any, mode: str = 'bilinear',
                  align_corners: bool = True) -> None:
-        shape = tuple(output_shape)
+        try:
+            shape = tuple(output_shape)
+        except TypeError:
+            raise _arguments.wrong_kind('resize_images', 'output_shape',
+                                        'a pair of positive ints (out_H, out_W)',
+                                        output_shape) from None
         if len(shape) != 2 or not all(isinstance(s, (int, numpy.integer)) and s > 0
                                       for s in shape):
             raise ValueError(f'output_shape must be a pair of positive ints (out_H, out_W); '

@@ -9,6 +9,7 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -30,7 +31,11 @@ def _coordinates_like(array: Any, output_shape: tuple[int, int]) -> Any:
 
 
 def _normalize_output_shape(output_shape: Any) -> tuple[int, int]:
-    shape = tuple(output_shape)
+    try:
+        shape = tuple(output_shape)
+    except TypeError:
+        raise _arguments.wrong_kind('spatial_transformer_grid', 'output_shape',
+                                    'a pair of positive ints (h_O, w_O)', output_shape) from None
     if len(shape) != 2 or not all(isinstance(s, (int, numpy.integer)) and s > 0
                                   for s in shape):
         raise ValueError(f'output_shape must be a pair of positive ints (h_O, w_O); '

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.reshape import reshape
 from catena.utils import type_check
 from catena.variable import Variable
@@ -69,4 +70,8 @@ def squeeze(x: Any, axis: Any = None) -> Variable:
         >>> F.squeeze(x, axis=2).shape
         (1, 2, 3)
     """
-    return Squeeze(axis).apply((x,))[0]
+    try:
+        return Squeeze(axis).apply((x,))[0]
+    except AttributeError:
+        _arguments.blame('squeeze', x=x)
+        raise

@@ -7,6 +7,7 @@ from typing import Any
 import numpy
 
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -15,7 +16,11 @@ class Transpose(FunctionNode):
     """Permutes the axes of an array (reverses them when ``axes`` is None)."""
 
     def __init__(self, axes: Any = None) -> None:
-        self.axes = None if axes is None else tuple(axes)
+        try:
+            self.axes = None if axes is None else tuple(axes)
+        except TypeError:
+            raise _arguments.wrong_kind('transpose', 'axes', 'None or a sequence of ints',
+                                        axes) from None
 
     @property
     def label(self) -> str:
@@ -48,7 +53,11 @@ def transpose(x: Any, axes: Any = None) -> Variable:
     Returns:
         Variable: The transposed variable.
     """
-    return Transpose(axes).apply((x,))[0]
+    try:
+        return Transpose(axes).apply((x,))[0]
+    except AttributeError:
+        _arguments.blame('transpose', x=x)
+        raise
 
 
 def swap_last_two(x: Any) -> Variable:

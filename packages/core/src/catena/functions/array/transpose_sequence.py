@@ -8,6 +8,7 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.utils import type_check
 from catena.variable import Variable
 
@@ -100,7 +101,7 @@ def transpose_sequence(xs: Any) -> tuple[Variable, ...]:
     """
     if not xs:
         return ()
-    first = xs[0]
+    first = _arguments.array('transpose_sequence', 'xs[0]', xs[0])
     if first.ndim == 0:
         raise ValueError('transpose_sequence: xs[0] must have at least one axis (the time '
                          'axis); got a 0-d array')

@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.reshape import reshape
 from catena.functions.array.transpose import transpose
 from catena.functions.connection.linear import linear
@@ -144,9 +145,14 @@ def bilinear(e1: Any, e2: Any, W: Any, V1: Any = None, V2: Any = None,
                          f'V1 {"given" if linear_terms[0] else "None"}, '
                          f'V2 {"given" if linear_terms[1] else "None"}, '
                          f'b {"given" if linear_terms[2] else "None"}')
-    if len(e1.shape) > 2:
+    try:
+        e1_ndim, e2_ndim = len(e1.shape), len(e2.shape)
+    except AttributeError:
+        _arguments.blame('bilinear', e1=e1, e2=e2)
+        raise
+    if e1_ndim > 2:
         e1 = reshape(e1, (e1.shape[0], -1))
-    if len(e2.shape) > 2:
+    if e2_ndim > 2:
         e2 = reshape(e2, (e2.shape[0], -1))
     args = (e1, e2, W) if V1 is None else (e1, e2, W, V1, V2, b)
     return BilinearFunction().apply(args)[0]

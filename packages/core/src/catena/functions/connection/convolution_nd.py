@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.connection import (
     _conv_core,
     deconvolution_nd,  # a module: the two import each other
@@ -137,10 +138,11 @@ def convolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
         >>> F.convolution_nd(x, W).array
         array([[[1., 3., 5., 7.]]], dtype=float32)
     """
-    if len(x.shape) < 3:
+    ndim = _arguments.ndim('convolution_nd', 'x', x)
+    if ndim < 3:
         raise ValueError('convolution_nd takes x of shape (n, c, d_1, ..., d_N) with N >= 1; '
                          f'got x.shape={x.shape}')
-    node = ConvolutionND(len(x.shape) - 2, stride, pad, cover_all, dilate, groups)
+    node = ConvolutionND(ndim - 2, stride, pad, cover_all, dilate, groups)
     args = (x, W) if b is None else (x, W, b)
     return node.apply(args)[0]
 
@@ -152,7 +154,8 @@ def convolution_1d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
     Raises:
         ValueError: If ``x`` is not 3-dimensional.
     """
-    if len(x.shape) != 3:
+    ndim = _arguments.ndim('convolution_1d', 'x', x)
+    if ndim != 3:
         raise ValueError(f'convolution_1d takes x of shape (n, c, w); got x.shape={x.shape}')
     return convolution_nd(x, W, b, stride, pad, cover_all, dilate, groups)
 
@@ -164,7 +167,8 @@ def convolution_3d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 0,
     Raises:
         ValueError: If ``x`` is not 5-dimensional.
     """
-    if len(x.shape) != 5:
+    ndim = _arguments.ndim('convolution_3d', 'x', x)
+    if ndim != 5:
         raise ValueError(
             f'convolution_3d takes x of shape (n, c, d, h, w); got x.shape={x.shape}')
     return convolution_nd(x, W, b, stride, pad, cover_all, dilate, groups)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.connection import (
     _conv_core,
     convolution_nd,  # a module: the two import each other
@@ -108,10 +109,11 @@ def deconvolution_nd(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
         >>> F.deconvolution_nd(x, W).array
         array([[[1., 3., 2.]]], dtype=float32)
     """
-    if len(x.shape) < 3:
+    ndim = _arguments.ndim('deconvolution_nd', 'x', x)
+    if ndim < 3:
         raise ValueError('deconvolution_nd takes x of shape (n, c, d_1, ..., d_N) with N >= 1; '
                          f'got x.shape={x.shape}')
-    node = DeconvolutionND(len(x.shape) - 2, stride, pad, outsize, dilate, groups)
+    node = DeconvolutionND(ndim - 2, stride, pad, outsize, dilate, groups)
     args = (x, W) if b is None else (x, W, b)
     return node.apply(args)[0]
 
@@ -123,7 +125,8 @@ def deconvolution_1d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
     Raises:
         ValueError: If ``x`` is not 3-dimensional.
     """
-    if len(x.shape) != 3:
+    ndim = _arguments.ndim('deconvolution_1d', 'x', x)
+    if ndim != 3:
         raise ValueError(f'deconvolution_1d takes x of shape (n, c, w); got x.shape={x.shape}')
     return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)
 
@@ -135,7 +138,8 @@ def deconvolution_3d(x: Any, W: Any, b: Any = None, stride: Any = 1, pad: Any = 
     Raises:
         ValueError: If ``x`` is not 5-dimensional.
     """
-    if len(x.shape) != 5:
+    ndim = _arguments.ndim('deconvolution_3d', 'x', x)
+    if ndim != 5:
         raise ValueError(
             f'deconvolution_3d takes x of shape (n, c, d, h, w); got x.shape={x.shape}')
     return deconvolution_nd(x, W, b, stride, pad, outsize, dilate, groups)

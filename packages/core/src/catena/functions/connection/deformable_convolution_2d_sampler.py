@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena import backend
+from catena.functions import _arguments
 from catena.functions.array.get_item import get_item
 from catena.functions.array.reshape import reshape
 from catena.functions.array.transpose import transpose
@@ -22,6 +23,8 @@ def _invalid(expect: str, actual: str) -> type_check.InvalidType:
 
 def _check_inputs(x: Any, offset: Any, W: Any, stride: tuple[int, int],
                   pad: tuple[int, int]) -> None:
+    for name, value in (('x', x), ('offset', offset), ('W', W)):
+        _arguments.array('deformable_convolution_2d_sampler', name, value)
     x_shape, offset_shape, w_shape = tuple(x.shape), tuple(offset.shape), tuple(W.shape)
     x_dtype, offset_dtype, w_dtype = x.dtype, offset.dtype, W.dtype
     shapes = f'x.shape={x_shape}, offset.shape={offset_shape}, W.shape={w_shape}'

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from catena.functions import _arguments
 from catena.functions.array.reshape import reshape
 from catena.functions.array.transpose import transpose
 from catena.functions.connection.convolution_2d import convolution_2d
@@ -56,7 +57,11 @@ def depthwise_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1,
         >>> F.depthwise_convolution_2d(x, W).array[0, :, 0, 0]
         array([4., 8., 4., 8.], dtype=float32)
     """
-    shapes = f'x.shape={x.shape}, W.shape={W.shape}'
+    try:
+        shapes = f'x.shape={x.shape}, W.shape={W.shape}'
+    except AttributeError:
+        _arguments.blame('depthwise_convolution_2d', x=x, W=W)
+        raise
     if len(x.shape) != 4 or len(W.shape) != 4:
         raise _invalid('x.ndim == 4 and W.ndim == 4 (x: (n, c, h, w), W: (D, c, kh, kw))',
                        shapes)

@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.im2col import Col2Im, Im2Col, im2col
 from catena.functions.array.reshape import reshape
 from catena.functions.array.transpose import transpose
@@ -160,7 +161,11 @@ def local_convolution_2d(x: Any, W: Any, b: Any = None, stride: Any = 1) -> Vari
                  [6., 7.]]]], dtype=float32)
     """
     node = LocalConvolution2DFunction(stride)
-    _check_shapes(tuple(x.shape), tuple(W.shape), None if b is None else tuple(b.shape),
-                  (node.sy, node.sx))
+    try:
+        _check_shapes(tuple(x.shape), tuple(W.shape), None if b is None else tuple(b.shape),
+                      (node.sy, node.sx))
+    except AttributeError:
+        _arguments.blame('local_convolution_2d', x=x, W=W, b=b, optional=('b',))
+        raise
     args = (x, W) if b is None else (x, W, b)
     return node.apply(args)[0]

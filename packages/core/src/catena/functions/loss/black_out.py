@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena import backend
+from catena.functions import _arguments
 from catena.functions.array.expand_dims import expand_dims
 from catena.functions.array.reshape import reshape
 from catena.functions.connection.embed_id import embed_id
@@ -19,7 +20,9 @@ from catena.variable import Variable
 
 
 def _check(x: Any, t: Any, W: Any, samples: Any) -> None:
-    x_a, t_a, w_a, s_a = (_structured.array_of(a) for a in (x, t, W, samples))
+    named = (('x', x), ('t', t), ('W', W), ('samples', samples))
+    x_a, t_a, w_a, s_a = (_structured.array_of(_arguments.array('black_out', name, a))
+                          for name, a in named)
     arrays = {'x': x_a, 't': t_a, 'W': w_a, 'samples': s_a}
     if x_a.ndim != 2 or x_a.dtype.kind != 'f':
         raise _structured.fail('black_out', 'x is a floating point matrix (N, D)', x=x_a)

@@ -17,6 +17,7 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.stack import stack
 from catena.functions.loss import _structured
 from catena.functions.math.sum import sum as _sum
@@ -291,13 +292,13 @@ def connectionist_temporal_classification(
     if len(x) == 0:
         raise ValueError(f'{_NAME}: x must hold at least one time step; got an empty '
                          f'{type(x).__name__}')
-    first = _structured.array_of(x[0])
+    first = _structured.array_of(_arguments.array(_NAME, 'x[0]', x[0]))
     for i, x_i in enumerate(x):
-        x_a = _structured.array_of(x_i)
+        x_a = _structured.array_of(_arguments.array(_NAME, f'x[{i}]', x_i))
         if x_a.ndim != 2 or x_a.shape != first.shape or x_a.dtype != first.dtype:
             raise _structured.fail(_NAME, 'every x[i] has the shape (B, V) and dtype of x[0]',
                                    **{'x[0]': first, f'x[{i}]': x_a})
-    t_a = _structured.array_of(t)
+    t_a = _structured.array_of(_arguments.array(_NAME, 't', t))
     if t_a.dtype.kind != 'i' or t_a.ndim != 2 or t_a.shape[0] != first.shape[0]:
         raise _structured.fail(_NAME, 't is an integer array of shape (B, M) with '
                                'B == x[0].shape[0]', **{'x[0]': first, 't': t_a})

@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.activation import _along_axis
 from catena.functions.activation.softmax import softmax
 from catena.functions.array.broadcast import broadcast_to
@@ -284,7 +285,7 @@ def _check_class_weight(class_weight: Any) -> None:
     if isinstance(class_weight, Variable):
         raise ValueError('softmax_cross_entropy: class_weight must be an array, not a '
                          'Variable (no gradient flows to it)')
-    if class_weight.ndim != 1:
+    if _arguments.array('softmax_cross_entropy', 'class_weight', class_weight).ndim != 1:
         raise ValueError('softmax_cross_entropy: class_weight must be 1-dimensional; got '
                          f'shape {tuple(class_weight.shape)}')
     if class_weight.dtype.kind != 'f':

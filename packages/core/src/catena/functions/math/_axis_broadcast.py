@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena.function_node import _as_input_variable
+from catena.functions import _arguments
 from catena.functions.array.reshape import reshape
 from catena.variable import Variable
 
@@ -13,7 +14,12 @@ def _expand_along(x: Any, y: Any, axis: int, what: str) -> Variable:
     """Returns ``y`` reshaped to broadcast against ``x``, its axes at ``axis``."""
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise TypeError(f'{what}: axis must be an int; got {axis!r}')
-    if not 0 <= axis <= x.ndim - y.ndim:
+    try:
+        x_ndim, y_ndim = x.ndim, y.ndim
+    except AttributeError:
+        _arguments.blame(what, x=x, y=y)
+        raise
+    if not 0 <= axis <= x_ndim - y_ndim:
         raise ValueError(f'{what}: axis must be in [0, x.ndim - y.ndim] = '
                          f'[0, {x.ndim - y.ndim}]; got axis={axis} for x of shape {x.shape} '
                          f'and y of shape {y.shape}')

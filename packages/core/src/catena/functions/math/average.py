@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.broadcast import broadcast_to
 from catena.functions.array.reshape import reshape
 from catena.functions.math.minmax import _check_axis, _reduction_axes
@@ -73,6 +74,7 @@ def average(x: Any, axis: Any = None, weights: Any = None, keepdims: bool = Fals
     """
     if weights is None:
         return Mean(axis, keepdims).apply((x,))[0]
+    _arguments.array('average', 'weights', weights)
     axes = _reduction_axes(axis)
     if axes is None:
         if weights.shape != x.shape:

@@ -32,4 +32,5 @@ def bias(x: Any, y: Any, axis: int = 1) -> Variable:
                [2., 2.],
                [3., 3.]], dtype=float32)
     """
-    return _as_input_variable(x) + _expand_along(x, y, axis, 'bias')
+    y = _expand_along(x, y, axis, 'bias')
+    return _as_input_variable(x) + y

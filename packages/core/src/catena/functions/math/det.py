@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.reshape import reshape
 from catena.functions.array.transpose import transpose
 from catena.functions.math._linalg import apply_linalg, check_square
@@ -67,7 +68,7 @@ def det(a: Any) -> Variable:
         >>> float(F.det(a).array)
         -2.0000000000000004
     """
-    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+    if _arguments.array('det', 'a', a).ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f'det: a must be a square 2-D matrix; got shape {a.shape} '
                          '(use batch_det for a batch of matrices)')
     return reshape(BatchDet().apply((reshape(a, (1,) + a.shape),))[0], ())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena import backend
+from catena.functions import _arguments
 from catena.utils import force_array
 from catena.variable import Variable, as_array, as_variable
 
@@ -29,6 +30,6 @@ def floor(x: Any) -> Variable:
         >>> F.floor(np.array([-1.5, 0.2, 2.0], dtype=np.float32)).array
         array([-2.,  0.,  2.], dtype=float32)
     """
-    x = as_array(x)
+    x = as_array(_arguments.array('floor', 'x', x))
     xp = backend.get_array_module(x)
     return as_variable(force_array(xp.floor(x), x.dtype))

@@ -9,6 +9,7 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.reshape import reshape
 from catena.functions.math.sum_to import sum_to
 from catena.utils import type_check
@@ -153,7 +154,7 @@ def batch_matmul(a: Any, b: Any, transa: bool = False, transb: bool = False) -> 
     warnings.warn('batch_matmul is deprecated; use matmul instead',
                   DeprecationWarning, stacklevel=2)
     for name, x in (('a', a), ('b', b)):
-        if not 2 <= x.ndim <= 3:
+        if not 2 <= _arguments.array('batch_matmul', name, x).ndim <= 3:
             raise ValueError(f'batch_matmul: {name} must be 2-D or 3-D; got shape {x.shape}')
     if a.shape[0] != b.shape[0]:
         raise ValueError(f'batch_matmul: a and b must have the same batch size; got shapes '

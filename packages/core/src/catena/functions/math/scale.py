@@ -31,4 +31,5 @@ def scale(x: Any, y: Any, axis: int = 1) -> Variable:
         array([[1., 2., 3.],
                [1., 2., 3.]], dtype=float32)
     """
-    return _as_input_variable(x) * _expand_along(x, y, axis, 'scale')
+    y = _expand_along(x, y, axis, 'scale')
+    return _as_input_variable(x) * y

@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import utils
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array import broadcast  # a module: the two import each other
 from catena.utils import type_check
 from catena.variable import Variable
@@ -47,6 +48,6 @@ def sum_to(x: Any, shape: tuple[int, ...]) -> Variable:
         Variable: A variable of ``shape``; ``x`` itself (as a Variable) when it
         already has that shape.
     """
-    if x.shape == tuple(shape):
+    if _arguments.has_shape('sum_to', x, shape):
         return x if isinstance(x, Variable) else Variable(x, requires_grad=False)
     return SumTo(shape).apply((x,))[0]

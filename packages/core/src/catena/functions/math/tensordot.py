@@ -9,6 +9,7 @@ import numpy
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.array.transpose import transpose
 from catena.utils import type_check
 from catena.variable import Variable
@@ -131,7 +132,12 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Variable:
         array([[ 3.,  3.],
                [12., 12.]], dtype=float32)
     """
-    a_axes, b_axes = _contracted_axes(axes, a.ndim, b.ndim)
+    try:
+        a_ndim, b_ndim = a.ndim, b.ndim
+    except AttributeError:
+        _arguments.blame('tensordot', a=a, b=b)
+        raise
+    a_axes, b_axes = _contracted_axes(axes, a_ndim, b_ndim)
     for a_axis, b_axis in zip(a_axes, b_axes):
         if a.shape[a_axis] != b.shape[b_axis]:
             raise ValueError(f'tensordot: axis {a_axis} of a (length {a.shape[a_axis]}) and '

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.math import _special
 from catena.functions.math.sum_to import sum_to
 from catena.utils import type_check
@@ -18,6 +20,9 @@ class Zeta(FunctionNode):
         if isinstance(x, Variable):
             raise TypeError('zeta is differentiable with respect to q only: pass x as an array '
                             'or a scalar, not a Variable (use x.array)')
+        if getattr(x, 'dtype', None) is None and (
+                isinstance(x, bool) or not isinstance(x, numbers.Real)):
+            raise _arguments.wrong_kind('zeta', 'x', 'an array or a real number', x)
         self._x = x
 
     @property

@@ -7,6 +7,7 @@ from typing import Any
 from catena import backend
 from catena.configuration import config
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.noise._ratio import check_ratio
 from catena.utils import force_array, type_check
 from catena.variable import Variable, as_array, as_variable
@@ -40,7 +41,7 @@ class Dropout(FunctionNode):
             mask *= x.dtype.type(1.0 / (1.0 - self.dropout_ratio))
             self.mask = mask
         else:
-            if mask.shape != x.shape:
+            if _arguments.array('dropout', 'mask', mask).shape != x.shape:
                 raise ValueError(f'dropout: mask must have the shape of x {x.shape}; '
                                  f'got {mask.shape}')
             if mask.dtype != x.dtype:

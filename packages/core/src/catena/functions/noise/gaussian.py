@@ -6,6 +6,7 @@ from typing import Any
 
 from catena import backend
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.functions.math.exponential import exp
 from catena.utils import force_array, type_check
 from catena.variable import Variable, as_array
@@ -38,7 +39,7 @@ class Gaussian(FunctionNode):
         if eps is None:
             eps = xp.random.standard_normal(ln_var.shape).astype(mean.dtype, copy=False)
         else:
-            if eps.shape != mean.shape:
+            if _arguments.array('gaussian', 'eps', eps).shape != mean.shape:
                 raise ValueError(f'gaussian: eps must have the shape of mean {mean.shape}; '
                                  f'got {eps.shape}')
             eps = eps.astype(mean.dtype, copy=False)

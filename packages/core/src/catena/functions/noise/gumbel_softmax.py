@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena import backend
+from catena.functions import _arguments
 from catena.functions.activation.softmax import softmax
 from catena.variable import Variable, as_variable
 
@@ -42,7 +43,7 @@ def gumbel_softmax(log_p: Any, tau: float = 0.1, axis: int = 1) -> Variable:
     """
     if not tau > 0:
         raise ValueError(f'gumbel_softmax: tau must be positive; got {tau!r}')
-    log_p = as_variable(log_p)
+    log_p = as_variable(_arguments.array('gumbel_softmax', 'log_p', log_p))
     dtype = log_p.dtype
     if dtype.kind != 'f':
         raise ValueError(f'gumbel_softmax: log_p must be of a floating point type; got {dtype}')

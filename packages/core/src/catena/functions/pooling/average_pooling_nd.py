@@ -114,7 +114,8 @@ def average_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         >>> F.average_pooling_nd(x, 2, pad=1, pad_value=None).array
         array([[[0. , 1.5, 3. ]]], dtype=float32)
     """
-    return _apply(x, pooling_nd.spatial_ndim(x), ksize, stride, pad, pad_value)
+    ndim = pooling_nd.spatial_ndim(x, 'average_pooling_nd')
+    return _apply(x, ndim, ksize, stride, pad, pad_value)
 
 
 def average_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
@@ -124,7 +125,7 @@ def average_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
     Raises:
         ValueError: If ``x`` does not have exactly one spatial axis.
     """
-    pooling_nd.check_spatial_ndim(x, 1)
+    pooling_nd.check_spatial_ndim(x, 1, 'average_pooling_1d')
     return _apply(x, 1, ksize, stride, pad, pad_value)
 
 
@@ -137,5 +138,5 @@ def average_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
     Raises:
         ValueError: If ``x`` does not have exactly three spatial axes.
     """
-    pooling_nd.check_spatial_ndim(x, 3)
+    pooling_nd.check_spatial_ndim(x, 3, 'average_pooling_3d')
     return _apply(x, 3, ksize, stride, pad, pad_value)

@@ -123,7 +123,8 @@ def max_pooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
         >>> F.max_pooling_nd(x, 3, stride=2).array
         array([[[2., 4., 6., 7.]]], dtype=float32)
     """
-    return _apply(x, pooling_nd.spatial_ndim(x), ksize, stride, pad, cover_all, return_indices)
+    ndim = pooling_nd.spatial_ndim(x, 'max_pooling_nd')
+    return _apply(x, ndim, ksize, stride, pad, cover_all, return_indices)
 
 
 def max_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
@@ -134,7 +135,7 @@ def max_pooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
     Raises:
         ValueError: If ``x`` does not have exactly one spatial axis.
     """
-    pooling_nd.check_spatial_ndim(x, 1)
+    pooling_nd.check_spatial_ndim(x, 1, 'max_pooling_1d')
     return _apply(x, 1, ksize, stride, pad, cover_all, return_indices)
 
 
@@ -146,5 +147,5 @@ def max_pooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0,
     Raises:
         ValueError: If ``x`` does not have exactly three spatial axes.
     """
-    pooling_nd.check_spatial_ndim(x, 3)
+    pooling_nd.check_spatial_ndim(x, 3, 'max_pooling_3d')
     return _apply(x, 3, ksize, stride, pad, cover_all, return_indices)

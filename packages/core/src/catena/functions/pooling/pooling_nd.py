@@ -7,6 +7,7 @@ import operator
 from typing import Any
 
 from catena.function_node import FunctionNode
+from catena.functions import _arguments
 from catena.utils import type_check
 
 
@@ -83,26 +84,36 @@ def check_window_fits(x_type: Any, ksize: tuple[int, ...], stride: tuple[int, ..
                 f'cover_all = {cover_all}: the window does not fit in the padded input')
 
 
-def spatial_ndim(x: Any) -> int:
+def spatial_ndim(x: Any, who: str) -> int:
     """The number of spatial axes of ``x`` (after batch and channel); at least one.
 
     Raises:
+        TypeError: If ``x`` is not a Variable or an array (``who`` names the function).
         ValueError: If ``x`` has fewer than three axes.
     """
-    ndim = len(x.shape) - 2
+    try:
+        ndim = len(x.shape) - 2
+    except AttributeError:
+        _arguments.blame(who, x=x)
+        raise
     if ndim < 1:
         raise ValueError(f'pooling needs an input (n, c, *dims) with at least one spatial axis; '
                          f'x.shape is {tuple(x.shape)}')
     return ndim
 
 
-def check_spatial_ndim(x: Any, ndim: int) -> None:
+def check_spatial_ndim(x: Any, ndim: int, who: str) -> None:
     """Raises ValueError unless ``x`` has ``ndim`` spatial axes after ``(n, c)``.
 
     The 1-d and 3-d wrappers (``max_pooling_1d`` ...) call it before
-    dispatching to the n-d implementation.
+    dispatching to the n-d implementation; ``who`` names the wrapper when
+    ``x`` is not a Variable or an array (a TypeError).
     """
-    actual = len(x.shape) - 2
+    try:
+        actual = len(x.shape) - 2
+    except AttributeError:
+        _arguments.blame(who, x=x)
+        raise
     if actual != ndim:
         raise ValueError(
             f'the number of spatial axes (after batch and channel) of the input x should be '

@@ -129,7 +129,8 @@ def unpooling_nd(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: 
         >>> F.unpooling_nd(x, 2, cover_all=False).array
         array([[[1., 1., 2., 2.]]], dtype=float32)
     """
-    return _apply(x, pooling_nd.spatial_ndim(x), ksize, stride, pad, outsize, cover_all)
+    ndim = pooling_nd.spatial_ndim(x, 'unpooling_nd')
+    return _apply(x, ndim, ksize, stride, pad, outsize, cover_all)
 
 
 def unpooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: Any = None,
@@ -139,7 +140,7 @@ def unpooling_1d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: 
     Raises:
         ValueError: If ``x`` does not have exactly one spatial axis.
     """
-    pooling_nd.check_spatial_ndim(x, 1)
+    pooling_nd.check_spatial_ndim(x, 1, 'unpooling_1d')
     return _apply(x, 1, ksize, stride, pad, outsize, cover_all)
 
 
@@ -150,5 +151,5 @@ def unpooling_3d(x: Any, ksize: Any, stride: Any = None, pad: Any = 0, outsize: 
     Raises:
         ValueError: If ``x`` does not have exactly three spatial axes.
     """
-    pooling_nd.check_spatial_ndim(x, 3)
+    pooling_nd.check_spatial_ndim(x, 3, 'unpooling_3d')
     return _apply(x, 3, ksize, stride, pad, outsize, cover_all)
