@@ -15,13 +15,14 @@ Sessions:
 ``tests-core(numpy='2')``, ``tests-core(numpy='1.26')``
     a fresh venv holding ONLY the ``catena`` distribution (installed from its
     source tree as a user would get it, not editable) and the test tools; checks
-    that no plugin is installed, then runs ``pytest tests/core``. This proves
-    the core works alone, on NumPy 2 and on NumPy 1.26.
+    that no plugin is installed, then runs ``pytest tests/core`` with pairwise
+    parameter grids. This proves the core works alone, on NumPy 2 and on
+    NumPy 1.26.
 ``tests``
     all five distributions installed editable with onnxruntime, h5py,
-    matplotlib and scikit-learn; runs
-    ``pytest tests``, then the core's docstring examples as doctests. CUDA
-    tests skip themselves without a GPU.
+    matplotlib and scikit-learn; runs ``pytest tests`` (the full parameter
+    grids), then the core's docstring examples as doctests. CUDA tests skip
+    themselves without a GPU.
 ``tests-gpu(cuda='12')``, ``tests-gpu(cuda='13')``
     not part of the default run: ``tests`` with CuPy for that CUDA major
     version, on the Python that runs nox (the GPU machine has 3.12).
@@ -47,8 +48,7 @@ Sessions:
     ``python benchmarks/run.py`` (arguments after ``--`` are passed on, e.g.
     ``nox -s bench -- --quick --check``).
 
-The test sessions spread their tests over every CPU (pytest-xdist), and run
-each of their steps even when an earlier one failed, reporting every failure
+The test sessions run each of their steps even when an earlier one failed, reporting every failure
 at the end; nox itself goes on to the next session after a failed one and
 lists every session's result last.
 
@@ -92,10 +92,14 @@ MYPY = "mypy==2.4.1"
 TORCH = "torch==2.13.0"
 
 TEST_TOOLS = ["pytest>=7.4", "pytest-xdist>=3.5", "scipy>=1.10", "hypothesis"]
-# pytest-xdist: one worker per CPU (two on CI); a module's tests stay on one
-# worker, so module-scoped fixtures (a VGG16) are built once. Arguments after
-# ``--`` override it (``nox -s tests -- -n 0`` runs serially).
-PARALLEL = ["-n", "auto", "--dist", "loadscope"]
+# pytest-xdist is installed but not used by default: on CI's 2 cores each
+# worker collects every test again and the controller takes a third of a core,
+# so two workers finished no sooner than one. On more cores pass
+# ``nox -s tests -- -n auto --dist loadscope``.
+# The core-alone sessions keep only enough combinations of each
+# ``testing.product`` grid to cover every pair of values (as Chainer's CI did
+# with CHAINER_TEST_PAIRWISE_PARAMETERIZATION); ``tests`` runs the full grids.
+PAIRWISE = {"CATENA_TEST_PAIRWISE_PARAMETERIZATION": "always"}
 # What the full test session adds: HDF5 files, ONNX checks, PNG plots, and the
 # handwritten digits of the main job (bundled with scikit-learn).
 EXTRAS_FOR_TESTS = ["h5py", "onnxruntime", "matplotlib", "scikit-learn"]
@@ -191,7 +195,7 @@ def tests_core(session: nox.Session, numpy: str) -> None:
         f"import numpy; assert numpy.__version__.startswith('{numpy}'), numpy.__version__",
     )
     session.run("python", "-c", NO_PLUGIN_CHECK)
-    session.run("pytest", *PARALLEL, "tests/core", *session.posargs)
+    session.run("pytest", "tests/core", *session.posargs, env=PAIRWISE)
 
 
 @nox.session(python=PYTHON)
@@ -203,8 +207,8 @@ def tests(session: nox.Session) -> None:
     session.install(*editable, *TEST_TOOLS, *EXTRAS_FOR_TESTS)
     # The docstring examples of the core run too (their namespace is set in conftest.py).
     _run_each(session,
-              ["pytest", *PARALLEL, "tests", *session.posargs],
-              ["pytest", *PARALLEL, "--doctest-modules", "packages/core/src/catena"])
+              ["pytest", "tests", *session.posargs],
+              ["pytest", "--doctest-modules", "packages/core/src/catena"])
 
 
 @nox.session(name="tests-gpu", python=None)

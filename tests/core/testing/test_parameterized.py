@@ -1,6 +1,7 @@
 """parameterize and its products: stacking, comma-joined keys, pairwise products, pytest style."""
 
 import itertools
+import re
 import subprocess
 import sys
 import textwrap
@@ -155,3 +156,50 @@ def test_run_module_runs_the_file_as_a_script(tmp_path):
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 1
     assert '1 failed, 1 passed' in done.stdout
+
+
+_PAIRWISE_TEST = '''
+from catena import testing
+
+
+@testing.parameterize(*testing.product({
+    'a': [0, 1, 2], 'b': [0, 1, 2], 'c': [0, 1, 2],
+}))
+class TestGrid:
+    def test_values(self):
+        assert self.a in (0, 1, 2)
+'''
+
+
+@pytest.mark.parametrize('mode, counts', [('never', {27}), ('always', set(range(9, 27))),
+                                          (None, {27})])
+def test_pairwise_environment_variable_shrinks_product_grids(tmp_path, mode, counts):
+    """3 x 3 x 3 values: 27 combinations, or at least the 9 rows that cover every pair."""
+    import os
+
+    (tmp_path / 'test_grid.py').write_text(_PAIRWISE_TEST)
+    env = dict(os.environ)
+    env.pop('CATENA_TEST_PAIRWISE_PARAMETERIZATION', None)
+    if mode is not None:
+        env['CATENA_TEST_PAIRWISE_PARAMETERIZATION'] = mode
+    process = subprocess.run(
+        [sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider',
+         '--rootdir', str(tmp_path), str(tmp_path / 'test_grid.py')],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    found = re.search(r'(\d+) tests? collected', process.stdout)
+    assert found is not None, process.stdout + process.stderr
+    assert int(found.group(1)) in counts
+
+
+def test_pairwise_environment_variable_refuses_other_values(tmp_path):
+    import os
+
+    (tmp_path / 'test_grid.py').write_text(_PAIRWISE_TEST)
+    env = dict(os.environ, CATENA_TEST_PAIRWISE_PARAMETERIZATION='sometimes')
+    process = subprocess.run(
+        [sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider',
+         '--rootdir', str(tmp_path), str(tmp_path / 'test_grid.py')],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert process.returncode != 0
+    assert "CATENA_TEST_PAIRWISE_PARAMETERIZATION must be 'never' or 'always'" in (
+        process.stdout + process.stderr)

@@ -12,6 +12,10 @@
   ``backend_config`` argument is parametrized over the device matrix, with
   ids such as ``test_send[@numpy]``.
 * The report header lists the devices and why unavailable ones are skipped.
+* ``CATENA_TEST_PAIRWISE_PARAMETERIZATION=always`` (as Chainer's CI set
+  ``CHAINER_TEST_PAIRWISE_PARAMETERIZATION``) makes :func:`catena.testing.product`
+  keep only enough combinations to cover every pair of values (``never``,
+  the default, keeps them all).
 
 This module imports catena only inside the hooks that need it, so a broken
 catena never breaks pytest itself.
@@ -47,6 +51,14 @@ def pytest_addoption(parser: Any) -> None:
 def pytest_configure(config: Any) -> None:
     for line in _MARKERS:
         config.addinivalue_line('markers', line)
+    mode = os.environ.get('CATENA_TEST_PAIRWISE_PARAMETERIZATION', 'never')
+    if mode not in ('never', 'always'):
+        raise pytest.UsageError("CATENA_TEST_PAIRWISE_PARAMETERIZATION must be 'never' or "
+                                f"'always'; got {mode!r}")
+    if mode == 'always':
+        from catena.testing import parameterized
+
+        parameterized.product_dict = parameterized._pairwise_product_dict
 
 
 def selected_devices(config: Any) -> list[str] | None:
