@@ -87,7 +87,7 @@ def test_a_stop_trigger_without_a_length_needs_training_length(tmp_path):
     ({'training_length': 10}, 'training_length must be a'),
     ({'training_length': (0, 'epoch')}, 'must be positive'),
     ({'update_interval': 0}, 'update_interval must be a positive int'),
-    ({'bar_length': 2.5}, 'bar_length must be a positive int'),
+    ({'bar_length': -1}, 'bar_length must be a positive int'),
 ])
 def test_bad_arguments_are_reported(kwargs, message):
     with pytest.raises(ValueError, match=message):

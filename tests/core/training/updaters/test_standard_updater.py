@@ -81,7 +81,8 @@ def test_a_loss_scale_gives_the_same_step():
 def test_arguments_are_checked():
     x, y = _data()
     optimizer = optimizers.SGD().setup(_Regressor())
-    with pytest.raises(TypeError, match='iterator must be a catena.dataset.Iterator.*got list'):
+    with pytest.raises(TypeError,
+                       match='iterator must be a catena.dataset.Iterator.*got \\[array'):
         training.StandardUpdater([x, y], optimizer)
     iterator = iterators.SerialIterator(datasets.TupleDataset(x, y), 4)
     with pytest.raises(ValueError, match="'main' entry"):

@@ -11,6 +11,7 @@ import numpy
 from catena import backend
 from catena.functions.math.exponential import exp, log
 from catena.functions.math.sqrt import sqrt
+from catena.utils import _validate
 from catena.variable import Variable, as_variable
 
 
@@ -219,18 +220,22 @@ def _check_n(n: Any) -> int:
 
 def _as_param(owner: str, name: str, value: Any) -> Variable:
     """``value`` as a Variable of floating point type; raises naming ``owner`` and ``name``."""
+    words = 'a floating point Variable or array'
     if isinstance(value, Distribution):
-        raise TypeError(f'{owner}: {name} must be a Variable or an array; got a distribution')
+        raise TypeError(f'{owner}: {name} must be {words}; got a distribution, {value!r}')
     if isinstance(value, numpy.generic):
         value = numpy.asarray(value)
     try:
         variable = as_variable(value)
-    except TypeError as error:
-        raise TypeError(f'{owner}: {name} must be a Variable or an array; {error}') from None
+    except TypeError:
+        note = (' (a Python number or list is not one: wrap it in numpy.array)'
+                if isinstance(value, (int, float, list, tuple)) else '')
+        raise TypeError(f'{owner}: {name} must be {words}{note}; got '
+                        f'{_validate.show(value)}') from None
     dtype = getattr(variable.array, 'dtype', None)
     if dtype is None or dtype.kind != 'f':
-        raise TypeError(f'{owner}: {name} must be a floating point Variable or array; '
-                        f'got {type(value).__name__} of dtype {dtype}')
+        shown = _validate.show(value if variable.array is None else variable.array)
+        raise TypeError(f'{owner}: {name} must be {words}; got {shown}')
     return variable
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from catena import reporter as reporter_module, serializer as serializer_module
 from catena.training import extension as extension_module, trigger as trigger_module
+from catena.utils import _validate
 
 
 class _ExtensionEntry:
@@ -63,8 +64,11 @@ class Trainer:
 
     def __init__(self, updater: Any, stop_trigger: Any = None, out: str = 'result',
                  extensions: list[Any] | None = None) -> None:
+        _check_updater(updater)
+        if not isinstance(out, (str, os.PathLike)):
+            raise TypeError(f'Trainer: out must be a path (a str); got {_validate.show(out)}')
         self.updater = updater
-        self.stop_trigger = trigger_module.get_trigger(stop_trigger)
+        self.stop_trigger = trigger_module.resolve(stop_trigger, 'Trainer', 'stop_trigger')
         self.observation: dict[str, Any] = {}
         self.out = out
         reporter = reporter_module.Reporter()
@@ -124,7 +128,7 @@ class Trainer:
             raise ValueError('"training" cannot be the name of an extension')
         if trigger is None:
             trigger = getattr(extension, 'trigger', None) or (1, 'iteration')
-        trigger = trigger_module.get_trigger(trigger)
+        trigger = trigger_module.resolve(trigger, 'Trainer.extend', 'trigger')
         if priority is None:
             priority = getattr(extension, 'priority', extension_module.PRIORITY_READER)
         unique, ordinal = name, 0
@@ -226,3 +230,12 @@ class Trainer:
         else:
             self._snapshot_elapsed_time = float(
                 serializer('_snapshot_elapsed_time', self._snapshot_elapsed_time))
+
+
+def _check_updater(updater: Any) -> None:
+    missing = [name for name in ('update', 'get_all_optimizers', 'connect_trainer')
+               if not callable(getattr(updater, name, None))]
+    if missing:
+        raise TypeError(f'Trainer: updater must be an updater (an object with update(), '
+                        f'get_all_optimizers() and connect_trainer(), such as a StandardUpdater); '
+                        f'got {_validate.show(updater)}, which lacks {", ".join(missing)}')

@@ -92,6 +92,9 @@ class OptimizerShift(extension.Extension):
         if not isinstance(attr, str) or not attr:
             raise TypeError(f'{type(self).__name__}: attr must be the name of an optimizer '
                             f'attribute (a non-empty str), got {attr!r}')
+        if isinstance(optimizer, (str, bytes, numbers.Number)):
+            raise TypeError(f'{type(self).__name__}: optimizer must be an optimizer or None (the '
+                            f"updater's main one); got {optimizer!r}")
         self._attr = attr
         self._optimizer = optimizer
         self._init: Any = None

@@ -17,6 +17,7 @@ import numpy
 from catena import serializer as serializer_module, serializers
 from catena.training import extension
 from catena.training.extensions import snapshot_writers
+from catena.utils import _validate
 
 _DEFAULT_FILENAME = 'snapshot_iter_{.updater.iteration}'
 
@@ -161,27 +162,29 @@ class _Snapshot(extension.Extension):
         if condition is None:
             condition = _always_true
         if not callable(condition):
-            raise TypeError(f'condition must be callable or None, got {type(condition).__name__}')
+            raise TypeError(f'snapshot: condition must be callable or None; got '
+                            f'{_validate.show(condition)}')
         if writer is None:
             writer = snapshot_writers.SimpleWriter()
         if not callable(writer):
-            raise TypeError(f'writer must be callable or None, got {type(writer).__name__}')
-        if isinstance(n_retains, bool) or not isinstance(n_retains, int):
-            raise TypeError(f'n_retains must be an int, got {type(n_retains).__name__}')
+            raise TypeError(f'snapshot: writer must be callable or None; got '
+                            f'{_validate.show(writer)}')
+        n_retains = _validate.integer('snapshot', 'n_retains', n_retains, None)
         if isinstance(filename, str):
             _parse_pattern(filename)
             fields = [field for _, field in _parse_pattern(os.path.split(filename)[0])
                       if field is not None]
             if fields and (autoload or n_retains > 0):
-                raise ValueError(f'autoload and n_retains need a literal folder in filename, '
-                                 f'got {filename!r}')
+                raise ValueError('snapshot: autoload and n_retains need a literal folder in '
+                                 f'filename; got {filename!r}')
         elif callable(filename):
             if autoload or n_retains > 0:
-                raise ValueError('autoload and n_retains find the snapshots by the format '
-                                 'string filename; a callable filename cannot be used with them')
+                raise ValueError('snapshot: autoload and n_retains find the snapshots by the '
+                                 'format string filename; a callable filename cannot be used '
+                                 'with them')
         else:
-            raise TypeError(f'filename must be a format string or a callable, got '
-                            f'{type(filename).__name__}')
+            raise TypeError(f'snapshot: filename must be a format string or a callable; got '
+                            f'{_validate.show(filename)}')
         self._target = target
         self.condition = condition
         self.writer = writer
@@ -305,6 +308,7 @@ def snapshot(savefun: Callable[..., Any] | None = None,
     if savefun is not None and writer is not None:
         raise TypeError('snapshot takes savefun or writer, not both: give the saving '
                         'function to the writer instead')
+    _validate.function('snapshot', 'savefun', savefun, optional=True)
     if writer is None:
         writer = snapshot_writers.SimpleWriter(
             savefun=serializers.save_npz if savefun is None else savefun)
@@ -332,6 +336,9 @@ def snapshot_object(target: Any, filename: str | Callable[[Any], str],
     Returns:
         The snapshot extension.
     """
+    if target is None:
+        raise TypeError('snapshot_object: target must be an object to save (a link, an '
+                        'optimizer...); got None')
     return snapshot(savefun, filename, target=target, **kwargs)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from catena import computational_graph, configuration, serializer as serializer_module
 from catena._atomic import atomic_path
 from catena.training import extension
+from catena.utils import _validate
 from catena.variable import Variable
 
 _UNSET = object()
@@ -69,13 +70,20 @@ class DumpGraph(extension.Extension):
                  variable_style: Any = None, function_style: Any = None, *,
                  out_name: str | None = None) -> None:
         if not isinstance(root_name, str):
-            raise TypeError(f'root_name must be a str, got {type(root_name).__name__}')
+            raise TypeError(f'DumpGraph: root_name must be a str (an observation key); got '
+                            f'{_validate.show(root_name)}')
         if filename is not None and out_name is not None:
-            raise TypeError('give the file name as filename or as out_name, not both')
+            raise TypeError('DumpGraph: give the file name as filename or as out_name, not both')
         if filename is None:
             filename = 'cg.dot' if out_name is None else out_name
         if not isinstance(filename, str) or not filename:
-            raise TypeError(f'filename must be a non-empty str, got {filename!r}')
+            raise TypeError(f'DumpGraph: filename must be a non-empty str; got '
+                            f'{_validate.show(filename)}')
+        for name, style in (('variable_style', variable_style),
+                            ('function_style', function_style)):
+            if style is not None and not isinstance(style, dict):
+                raise TypeError(f'DumpGraph: {name} must be a dict of Graphviz attributes or '
+                                f'None; got {_validate.show(style)}')
         self._root_name = root_name
         self._filename = filename
         self._variable_style = 'default' if variable_style is None else variable_style

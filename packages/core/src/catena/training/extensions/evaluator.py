@@ -13,20 +13,21 @@ from catena._backprop import no_backprop_mode
 from catena.dataset import convert
 from catena.dataset.iterator import Iterator
 from catena.training import extension
+from catena.utils import _validate
 
 _BAR_LENGTH = 30
 
 
-def _named(value: Any, kind: type, what: str) -> dict[str, Any]:
+def _named(who: str, value: Any, kind: type, what: str) -> dict[str, Any]:
     if isinstance(value, kind):
         return {'main': value}
     if not isinstance(value, dict):
-        raise TypeError(f'{what} must be a {kind.__module__}.{kind.__name__} or a dict of them, '
-                        f'got {type(value).__name__}')
+        raise TypeError(f'{who}: {what} must be a {kind.__module__}.{kind.__name__} or a dict '
+                        f'of them; got {_validate.show(value)}')
     for name, item in value.items():
         if not isinstance(item, kind):
-            raise TypeError(f'{what}[{name!r}] must be a {kind.__module__}.{kind.__name__}, '
-                            f'got {type(item).__name__}')
+            raise TypeError(f'{who}: {what}[{name!r}] must be a {kind.__module__}.'
+                            f'{kind.__name__}; got {_validate.show(item)}')
     return dict(value)
 
 
@@ -88,8 +89,12 @@ class Evaluator(extension.Extension):
                  eval_hook: Callable[[Evaluator], Any] | None = None,
                  eval_func: Callable[..., Any] | None = None, *,
                  progress_bar: bool = False) -> None:
-        self._iterators = _named(iterator, Iterator, 'iterator')
-        self._targets = _named(target, link_module.Link, 'target')
+        who = type(self).__name__
+        self._iterators = _named(who, iterator, Iterator, 'iterator')
+        self._targets = _named(who, target, link_module.Link, 'target')
+        _validate.function(who, 'converter', converter)
+        _validate.function(who, 'eval_hook', eval_hook, optional=True)
+        _validate.function(who, 'eval_func', eval_func, optional=True)
         self.converter = converter
         self.device = None if device is None else backend.get_device(device)
         self.eval_hook = eval_hook

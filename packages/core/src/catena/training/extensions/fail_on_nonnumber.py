@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena import backend
-from catena.training import extension
+from catena.training import _check, extension
 
 
 def _all_finite(array: Any) -> bool:
@@ -27,7 +27,7 @@ class FailOnNonNumber(extension.Extension):
     """
 
     def __init__(self, *, check_grad: bool = True) -> None:
-        self._check_grad = bool(check_grad)
+        self._check_grad = _check.flag('FailOnNonNumber', 'check_grad', check_grad)
 
     def __call__(self, trainer: Any) -> None:
         """Checks the parameters of every optimizer of the trainer's updater.

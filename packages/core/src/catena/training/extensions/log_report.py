@@ -10,7 +10,8 @@ from typing import Any
 import numpy
 
 from catena import _atomic, reporter, serializer as serializer_module
-from catena.training import extension, trigger as trigger_module
+from catena.training import _check, extension, trigger as trigger_module
+from catena.utils import _validate
 
 
 class _Unset:
@@ -92,14 +93,11 @@ class LogReport(extension.Extension):
                                 f'not both (filename={filename!r}, log_name={log_name!r})')
             filename = log_name
         if filename is not None and not isinstance(filename, str):
-            raise TypeError(f'filename must be a str or None, got {type(filename).__name__}')
-        if postprocess is not None and not callable(postprocess):
-            raise TypeError(f'postprocess must be callable or None, got '
-                            f'{type(postprocess).__name__}')
-        if isinstance(keys, str):
-            raise TypeError(f'keys must be a list of keys or None, not the str {keys!r}')
-        self._keys = None if keys is None else tuple(keys)
-        self._trigger = trigger_module.get_trigger(trigger)
+            raise TypeError(f'LogReport: filename must be a str or None; got '
+                            f'{_validate.show(filename)}')
+        _validate.function('LogReport', 'postprocess', postprocess, optional=True)
+        self._keys = _check.keys('LogReport', 'keys', keys, optional=True)
+        self._trigger = trigger_module.resolve(trigger, 'LogReport', 'trigger')
         self._postprocess = postprocess
         self._log_name = filename
         self._log: list[dict[str, Any]] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from catena import reporter as reporter_module, serializer as serializer_module
-from catena.training import extension, trigger as trigger_module
+from catena.training import _check, extension, trigger as trigger_module
 from catena.variable import Variable
 
 
@@ -57,9 +57,8 @@ class MicroAverage(extension.Extension):
                  trigger: Any = (1, 'epoch')) -> None:
         for name, key in (('numerator_key', numerator_key),
                           ('denominator_key', denominator_key), ('result_key', result_key)):
-            if not isinstance(key, str):
-                raise TypeError(f'{name} must be a str, got {type(key).__name__}')
-        self._trigger = trigger_module.get_trigger(trigger)
+            _check.key('MicroAverage', name, key)
+        self._trigger = trigger_module.resolve(trigger, 'MicroAverage', 'trigger')
         self._numerator_key = numerator_key
         self._denominator_key = denominator_key
         self._result_key = result_key

@@ -9,6 +9,7 @@ import numpy
 
 from catena import backend, link as link_module, reporter as reporter_module
 from catena.training import extension, trigger as trigger_module
+from catena.utils import _validate
 
 # The percentiles of the normal distribution at -3, -2, -1, 0, 1, 2, 3 sigma.
 _SIGMA_PERCENTILES = (0.13, 2.28, 15.87, 50, 84.13, 97.72, 99.87)
@@ -105,23 +106,28 @@ class ParameterStatistics(extension.Extension):
             links = (links,)
         for index, link in enumerate(links):
             if not isinstance(link, link_module.Link):
-                raise TypeError(f'links must be a catena.Link or a list of them; item {index} '
-                                f'is a {type(link).__name__}')
+                raise TypeError('ParameterStatistics: links must be a catena.Link or a list of '
+                                f'them; item {index} is a {type(link).__name__}: got '
+                                f'{_validate.show(link)}')
         self._links: tuple[Any, ...] = tuple(links)
         if statistics is None:
             statistics = {}
         elif isinstance(statistics, str):
             if statistics != 'default':
-                raise ValueError("statistics must be a dict of functions, None or 'default', "
-                                 f'got {statistics!r}')
+                raise ValueError("ParameterStatistics: statistics must be a dict of functions, "
+                                 f"None or 'default'; got {statistics!r}")
             statistics = self.default_statistics
+        elif not isinstance(statistics, Mapping):
+            raise TypeError("ParameterStatistics: statistics must be a dict of functions, None or "
+                            f"'default'; got {_validate.show(statistics)}")
         self._statistics: dict[str, Statistic] = dict(statistics)
         self._attrs = [attr for attr, wanted in (('data', report_params), ('grad', report_grads))
                        if wanted]
         if prefix is not None and not isinstance(prefix, str):
-            raise TypeError(f'prefix must be a str or None, got {type(prefix).__name__}')
+            raise TypeError('ParameterStatistics: prefix must be a str or None; got '
+                            f'{_validate.show(prefix)}')
         self._prefix = prefix
-        self._trigger = trigger_module.get_trigger(trigger)
+        self._trigger = trigger_module.resolve(trigger, 'ParameterStatistics', 'trigger')
         self._summary = reporter_module.DictSummary()
         self._skip_nan_params = bool(skip_nan_params)
 

@@ -10,8 +10,9 @@ from typing import Any
 import numpy
 
 from catena import reporter, serializer as serializer_module
-from catena.training import extension, trigger as trigger_module
+from catena.training import _check, extension, trigger as trigger_module
 from catena.training.extensions import _plotting, log_report
+from catena.utils import _validate
 
 
 def _check_data(data: Any, y_keys: tuple[str, ...]) -> dict[str, list[Any]]:
@@ -61,17 +62,14 @@ class PlotReport(extension.Extension):
         if filename is None:
             filename = 'plot.png'
         if not isinstance(filename, str):
-            raise TypeError(f'filename must be a str, got {type(filename).__name__}')
-        keys = (y_keys,) if isinstance(y_keys, str) else tuple(y_keys)
-        if not all(isinstance(key, str) for key in keys):
-            raise TypeError(f'y_keys must be a key or a list of keys, got {y_keys!r}')
-        if postprocess is not None and not callable(postprocess):
-            raise TypeError(f'postprocess must be callable or None, got '
-                            f'{type(postprocess).__name__}')
+            raise TypeError(f'PlotReport: filename must be a str; got {_validate.show(filename)}')
+        keys = _check.keys('PlotReport', 'y_keys', y_keys, single=True)
+        _check.key('PlotReport', 'x_key', x_key)
+        _validate.function('PlotReport', 'postprocess', postprocess, optional=True)
         _plotting.available('PlotReport')
         self._x_key = x_key
         self._y_keys = keys
-        self._trigger = trigger_module.get_trigger(trigger)
+        self._trigger = trigger_module.resolve(trigger, 'PlotReport', 'trigger')
         self._postprocess = postprocess
         self._file_name = filename
         self._marker = marker

@@ -7,8 +7,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from catena.training import extension
+from catena.training import _check, extension
 from catena.training.extensions import _console, log_report as log_report_module
+from catena.utils import _validate
 
 _MIN_WIDTH = 10
 
@@ -39,15 +40,13 @@ class PrintReport(extension.Extension):
 
     def __init__(self, entries: Sequence[str], log_report: str | Any = 'LogReport',
                  out: TextIO | None = None) -> None:
-        if isinstance(entries, str):
-            raise TypeError(f'entries must be a list of keys, not the str {entries!r}')
-        entries = list(entries)
-        for entry in entries:
-            if not isinstance(entry, str):
-                raise TypeError(f'entries must be strs, got {type(entry).__name__} {entry!r}')
+        entries = list(_check.keys('PrintReport', 'entries', entries))
         if not isinstance(log_report, (str, log_report_module.LogReport)):
-            raise TypeError('log_report must be the name of a LogReport extension or a '
-                            f'LogReport, got {type(log_report).__name__}')
+            raise TypeError('PrintReport: log_report must be the name of a LogReport extension or '
+                            f'a LogReport; got {_validate.show(log_report)}')
+        if out is not None and not callable(getattr(out, 'write', None)):
+            raise TypeError('PrintReport: out must be a text stream (with write()) or None; got '
+                            f'{_validate.show(out)}')
         self._entries = entries
         self._log_report = log_report
         self._out = sys.stdout if out is None else out

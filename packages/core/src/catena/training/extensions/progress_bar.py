@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from catena.training import extension
 from catena.training.extensions import _console
 from catena.training.triggers import _position
+from catena.utils import _validate
 
 _LINES = 4  # the bar redraws these many lines in place
 _TIMING_WINDOW = 100  # the speed is measured over this many recent draws
@@ -57,8 +58,7 @@ class ProgressBar(extension.Extension):
         if training_length is not None:
             training_length = self._check_training_length(training_length)
         for name, value in (('update_interval', update_interval), ('bar_length', bar_length)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f'{name} must be a positive int, got {value!r}')
+            _validate.integer('ProgressBar', name, value, 1)
         self._training_length = training_length
         self._update_interval = update_interval
         self._bar_length = bar_length
@@ -70,11 +70,11 @@ class ProgressBar(extension.Extension):
     @staticmethod
     def _check_training_length(training_length: Any) -> tuple[float, str]:
         if not isinstance(training_length, (tuple, list)) or len(training_length) != 2:
-            raise ValueError("training_length must be a (length, unit) pair such as "
-                             f"(20, 'epoch'), got {training_length!r}")
+            raise ValueError("ProgressBar: training_length must be a (length, unit) pair such as "
+                             f"(20, 'epoch'); got {_validate.show(training_length)}")
         length, unit = training_length
-        unit = _position.check_unit(unit)
-        _position.check_period(length, unit, 'the length in training_length')
+        unit = _position.check_unit(unit, 'ProgressBar', "training_length's unit")
+        _position.check_period(length, unit, "training_length's length", 'ProgressBar')
         return length, unit
 
     def _get_training_length(self, trainer: Any) -> tuple[float, str]:

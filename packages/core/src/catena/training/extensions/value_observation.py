@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from catena.training import extension
+from catena.training import _check, extension
+from catena.utils import _validate
 
 
 def observe_value(observation_key: str, target_func: Callable[[Any], Any]) -> Any:
@@ -24,10 +25,8 @@ def observe_value(observation_key: str, target_func: Callable[[Any], Any]) -> An
         The extension (a function made with
         :func:`~catena.training.make_extension`).
     """
-    if not isinstance(observation_key, str):
-        raise TypeError(f'observation_key must be a str, got {type(observation_key).__name__}')
-    if not callable(target_func):
-        raise TypeError(f'target_func must be callable, got {type(target_func).__name__}')
+    _check.key('observe_value', 'observation_key', observation_key)
+    _validate.function('observe_value', 'target_func', target_func)
 
     @extension.make_extension(trigger=(1, 'epoch'), priority=extension.PRIORITY_WRITER)
     def _observe_value(trainer: Any) -> None:
@@ -46,6 +45,9 @@ def observe_lr(optimizer_name: str = 'main', observation_key: str = 'lr') -> Any
     Returns:
         The extension (see :func:`observe_value`).
     """
+    _check.key('observe_lr', 'optimizer_name', optimizer_name)
+    _check.key('observe_lr', 'observation_key', observation_key)
+
     def learning_rate(trainer: Any) -> Any:
         return trainer.updater.get_optimizer(optimizer_name).lr
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy
 
 from catena import backend, link as link_module, variable as variable_module
-from catena.training import extension, trigger as trigger_module
+from catena.training import _check, extension, trigger as trigger_module
 from catena.training.extensions import _plotting
+from catena.utils import _validate
 
 _PLOT_COLOR = '#1f77b4'
 _ERROR_COLOR = _PLOT_COLOR + '4f'
@@ -107,8 +108,8 @@ def _unpack_variables(targets: Any) -> list[Any]:
         return list(targets.params(include_uninit=True))
     if isinstance(targets, (list, tuple)):
         return [var for target in targets for var in _unpack_variables(target)]
-    raise TypeError('targets must be a Variable, a Link or a list of them, got '
-                    f'{type(targets).__name__}')
+    raise TypeError('VariableStatisticsPlot: targets must be a Variable, a Link or a list of '
+                    f'them; got {_validate.show(targets)}')
 
 
 def _percentiles(percentile_sigmas: Any) -> tuple[float, ...]:
@@ -116,9 +117,13 @@ def _percentiles(percentile_sigmas: Any) -> tuple[float, ...]:
         return ()
     if isinstance(percentile_sigmas, numbers.Real):
         percentile_sigmas = (percentile_sigmas,)
-    sigmas = tuple(float(sigma) for sigma in percentile_sigmas)
-    if any(not 0 <= sigma <= 100 for sigma in sigmas):
-        raise ValueError(f'percentile_sigmas must lie in [0, 100], got {percentile_sigmas!r}')
+    words = 'a number or a sequence of numbers in [0, 100], or None'
+    if isinstance(percentile_sigmas, str) or not isinstance(percentile_sigmas, Iterable):
+        raise TypeError(f'VariableStatisticsPlot: percentile_sigmas must be {words}; got '
+                        f'{_validate.show(percentile_sigmas)}')
+    sigmas = tuple(_validate.real('VariableStatisticsPlot', 'percentile_sigmas', sigma, 0, 100)
+                   for sigma in percentile_sigmas)
+    sigmas = tuple(float(sigma) for sigma in sigmas)
     return sigmas
 
 
@@ -170,24 +175,36 @@ class VariableStatisticsPlot(extension.Extension):
         if filename is None:
             filename = 'statistics.png'
         if not isinstance(filename, str):
-            raise TypeError(f'filename must be a str, got {type(filename).__name__}')
+            raise TypeError('VariableStatisticsPlot: filename must be a str; got '
+                            f'{_validate.show(filename)}')
+        who = 'VariableStatisticsPlot'
         variables = _unpack_variables(targets)
         if not variables:
-            raise ValueError('targets hold no variable to collect statistics of')
+            raise ValueError(f'{who}: targets hold no variable to collect statistics of')
+        _validate.integer(who, 'max_sample_size', max_sample_size, 1)
+        for name, value in (('report_data', report_data), ('report_grad', report_grad),
+                            ('plot_mean', plot_mean), ('plot_std', plot_std), ('grid', grid)):
+            _check.flag(who, name, value)
+        if figsize is not None and not (
+                isinstance(figsize, (tuple, list)) and len(figsize) == 2 and
+                all(isinstance(v, numbers.Real) for v in figsize)):
+            raise TypeError(f'{who}: figsize must be a pair of numbers (inches) or None; got '
+                            f'{_validate.show(figsize)}')
         sigmas = _percentiles(percentile_sigmas)
         if not (plot_mean or plot_std or sigmas):
-            raise ValueError('nothing to plot: plot_mean and plot_std are False and '
+            raise ValueError(f'{who}: nothing to plot: plot_mean and plot_std are False and '
                              'percentile_sigmas is empty')
         self._keys = [key for key, wanted in (('data', report_data), ('grad', report_grad))
                       if wanted]
         if not self._keys:
-            raise ValueError('nothing to plot: report_data and report_grad are both False')
+            raise ValueError(f'{who}: nothing to plot: report_data and report_grad are both '
+                             'False')
         self._vars = variables
         self._statistician = Statistician(plot_mean, plot_std, sigmas)
         self._plot_mean = bool(plot_mean)
         self._plot_std = bool(plot_std)
         self._plot_percentile = bool(sigmas)
-        self._trigger = trigger_module.get_trigger(trigger)
+        self._trigger = trigger_module.resolve(trigger, 'VariableStatisticsPlot', 'trigger')
         self._filename = filename
         self._figsize = figsize
         self._marker = marker

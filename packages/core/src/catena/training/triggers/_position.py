@@ -7,6 +7,8 @@ import numbers
 import warnings
 from typing import Any
 
+from catena.utils import _validate
+
 UNITS = ('epoch', 'iteration')
 
 # Epoch details are sums of fractions such as 1 + 16/40; dividing them by a
@@ -15,22 +17,25 @@ UNITS = ('epoch', 'iteration')
 _TOLERANCE = 1e-9
 
 
-def check_unit(unit: Any) -> str:
+def check_unit(unit: Any, who: str = 'IntervalTrigger', name: str = 'unit') -> str:
     """Returns ``unit`` when it is 'epoch' or 'iteration'; raises ValueError otherwise."""
     if unit not in UNITS:
-        raise ValueError(f"unit must be 'epoch' or 'iteration', got {unit!r}")
+        raise ValueError(f"{who}: {name} must be 'epoch' or 'iteration'; got "
+                         f'{_validate.show(unit)}')
     return str(unit)
 
 
-def check_period(period: Any, unit: str, name: str = 'period') -> None:
+def check_period(period: Any, unit: str, name: str = 'period',
+                 who: str = 'IntervalTrigger') -> None:
     """Raises when ``period`` is not a positive number (a whole one for iterations)."""
     if isinstance(period, bool) or not isinstance(period, numbers.Real):
-        raise TypeError(f'{name} must be a positive number, got {type(period).__name__}')
+        raise TypeError(f'{who}: {name} must be a positive number; got {_validate.show(period)}')
     value = float(period)
     if not value > 0:
-        raise ValueError(f'{name} must be positive, got {period!r}')
+        raise ValueError(f'{who}: {name} must be positive; got {_validate.show(period)}')
     if unit == 'iteration' and not value.is_integer():
-        raise ValueError(f"{name} must be a whole number of iterations, got {period!r}")
+        raise ValueError(f'{who}: {name} must be a whole number of iterations; got '
+                         f'{_validate.show(period)}')
 
 
 def interval_index(position: float, period: float) -> int:

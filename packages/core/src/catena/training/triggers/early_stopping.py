@@ -8,6 +8,7 @@ from typing import Any
 
 from catena import reporter
 from catena.training import trigger as trigger_module
+from catena.utils import _validate
 
 
 class EarlyStoppingTrigger:
@@ -43,21 +44,27 @@ class EarlyStoppingTrigger:
                  max_trigger: Any = (100, 'epoch'), *, patients: int | None = None) -> None:
         if patients is not None:
             if patience is not None:
-                raise TypeError("both patience and patients are given; patients is an alias of "
-                                "patience: give only patience")
+                raise TypeError('EarlyStoppingTrigger: both patience and patients are given; '
+                                'patients is an alias of patience: give only patience')
             patience = patients
         if patience is None:
             patience = 3
+        patience = _validate.integer('EarlyStoppingTrigger', 'patience', patience, 0)
+        if not isinstance(monitor, str):
+            raise TypeError('EarlyStoppingTrigger: monitor must be an observation key (a str); '
+                            f'got {_validate.show(monitor)}')
         if mode not in ('auto', 'max', 'min'):
-            raise ValueError(f"mode must be 'auto', 'max' or 'min', got {mode!r}")
+            raise ValueError("EarlyStoppingTrigger: mode must be 'auto', 'max' or 'min'; "
+                             f'got {_validate.show(mode)}')
         if mode == 'auto':
             mode = 'max' if 'accuracy' in monitor else 'min'
         self.patience = patience
         self.monitor = monitor
         self.verbose = verbose
         self.count = 0
-        self._max_trigger = trigger_module.get_trigger(max_trigger)
-        self._interval_trigger = trigger_module.get_trigger(check_trigger)
+        who = 'EarlyStoppingTrigger'
+        self._max_trigger = trigger_module.resolve(max_trigger, who, 'max_trigger')
+        self._interval_trigger = trigger_module.resolve(check_trigger, who, 'check_trigger')
         self._summary = reporter.DictSummary()
         if mode == 'max':
             self._compare = operator.gt

@@ -24,8 +24,8 @@ class IntervalTrigger:
     """
 
     def __init__(self, period: float, unit: str) -> None:
-        self.unit = _position.check_unit(unit)
-        _position.check_period(period, self.unit)
+        self.unit = _position.check_unit(unit, 'IntervalTrigger')
+        _position.check_period(period, self.unit, 'period', 'IntervalTrigger')
         self.period = period
         self._last = _position.LastPosition()
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 from catena.training.triggers import _position
+from catena.utils import _validate
 
 
 class ManualScheduleTrigger:
@@ -25,14 +27,21 @@ class ManualScheduleTrigger:
     """
 
     def __init__(self, points: Any, unit: str) -> None:
-        self.unit = _position.check_unit(unit)
-        self.points: list[Any] = (
-            [points] if isinstance(points, numbers.Real) else list(points))
+        self.unit = _position.check_unit(unit, 'ManualScheduleTrigger')
+        words = 'a number or a non-empty sequence of numbers'
+        if isinstance(points, numbers.Real) and not isinstance(points, bool):
+            self.points: list[Any] = [points]
+        elif isinstance(points, Iterable) and not isinstance(points, (str, bytes)):
+            self.points = list(points)
+        else:
+            raise TypeError(f'ManualScheduleTrigger: points must be {words}; '
+                            f'got {_validate.show(points)}')
         if not self.points:
-            raise ValueError('points must hold at least one point, got an empty sequence')
+            raise ValueError(f'ManualScheduleTrigger: points must be {words}; got {points!r}')
         for point in self.points:
             if isinstance(point, bool) or not isinstance(point, numbers.Real):
-                raise TypeError(f'points must be numbers, got a {type(point).__name__}')
+                raise TypeError(f'ManualScheduleTrigger: points must be {words}; got '
+                                f'{_validate.show(points)}, which holds {_validate.show(point)}')
         self.finished = False
         self._last = _position.LastPosition()
         self._guess_finished = False

@@ -7,6 +7,7 @@ from typing import Any
 
 from catena import reporter
 from catena.training import trigger as trigger_module
+from catena.utils import _validate
 
 
 class BestValueTrigger:
@@ -27,12 +28,15 @@ class BestValueTrigger:
 
     def __init__(self, key: str, compare: Callable[[float, float], bool],
                  trigger: Any = (1, 'epoch')) -> None:
-        if not callable(compare):
-            raise TypeError(f'compare must be callable, got {type(compare).__name__}')
+        who = type(self).__name__
+        if not isinstance(key, str):
+            raise TypeError(f'{who}: key must be an observation key (a str); got '
+                            f'{_validate.show(key)}')
+        _validate.function(who, 'compare', compare)
         self._key = key
         self._compare = compare
         self._best_value: float | None = None
-        self._interval_trigger = trigger_module.get_trigger(trigger)
+        self._interval_trigger = trigger_module.resolve(trigger, type(self).__name__, 'trigger')
         self._summary = reporter.DictSummary()
 
     def __call__(self, trainer: Any) -> bool:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
+
+from catena.utils import _validate
 
 
 class TimeTrigger:
@@ -17,11 +18,7 @@ class TimeTrigger:
     """
 
     def __init__(self, period: float) -> None:
-        if isinstance(period, bool) or not isinstance(period, (int, float, numbers.Real)):
-            raise TypeError(f'period must be a positive number of seconds, got '
-                            f'{type(period).__name__}')
-        if not period > 0:
-            raise ValueError(f'period must be a positive number of seconds, got {period!r}')
+        _validate.real('TimeTrigger', 'period', period, 0, low_open=True)
         self._period = float(period)
         self._next_time = float(period)
 

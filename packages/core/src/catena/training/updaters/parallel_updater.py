@@ -56,9 +56,14 @@ class ParallelUpdater(StandardUpdater):
         main_model = self.get_optimizer('main').target
         if models is None:
             if devices is None:
-                raise ValueError('ParallelUpdater needs models or devices')
+                raise ValueError('ParallelUpdater: give models or devices (a dict of device '
+                                 "specifiers with a 'main' entry); got neither")
+            if not isinstance(devices, dict):
+                raise TypeError('ParallelUpdater: devices must be a dict of device specifiers '
+                                f"with a 'main' entry; got {type(devices).__name__}")
             if 'main' not in devices:
-                raise KeyError(f"devices must have a 'main' entry; got {sorted(devices)}")
+                raise KeyError(f"ParallelUpdater: devices must have a 'main' entry; got "
+                               f'{sorted(devices)}')
             devices = {name: backend.get_device(spec) for name, spec in devices.items()}
             models = {'main': main_model}
             for name, device in devices.items():
@@ -66,13 +71,17 @@ class ParallelUpdater(StandardUpdater):
                     models[name] = main_model.copy(mode='copy').to_device(device)
             main_model.to_device(devices['main'])
         else:
+            if not isinstance(models, dict):
+                raise TypeError('ParallelUpdater: models must be a dict of links with a '
+                                f"'main' entry; got {type(models).__name__}")
             if models.get('main') is not main_model:
-                raise ValueError("models['main'] must be the target of the main optimizer")
+                raise ValueError("ParallelUpdater: models['main'] must be the target of the main "
+                                 'optimizer')
             if devices is None:
                 devices = {name: None for name in models}
             elif set(devices) != set(models):
-                raise ValueError(f'devices has the names {sorted(devices)} but models has '
-                                 f'{sorted(models)}')
+                raise ValueError(f'ParallelUpdater: devices has the names {sorted(devices)} but '
+                                 f'models has {sorted(models)}')
             devices = {name: None if spec is None else backend.get_device(spec)
                        for name, spec in devices.items()}
         self._models = models

@@ -9,17 +9,28 @@ from catena import backend
 from catena.dataset import convert
 from catena.dataset.iterator import Iterator
 from catena.training.updater import Updater
+from catena.utils import _validate
 
 
-def _named(value: Any, kind: type | None, what: str, need_main: bool) -> dict[str, Any]:
+def _named(who: str, what: str, value: Any, kind: type | None,
+           need_main: bool) -> dict[str, Any]:
     if isinstance(value, dict):
         if need_main and 'main' not in value:
-            raise ValueError(f"{what} must have a 'main' entry; got the names {sorted(value)}")
-        return dict(value)
-    if kind is not None and not isinstance(value, kind):
-        raise TypeError(f'{what} must be a catena.dataset.{kind.__name__} or a dict of them, '
-                        f'got {type(value).__name__}')
-    return {'main': value}
+            raise ValueError(f"{who}: {what} must have a 'main' entry; got the names "
+                             f'{sorted(value)}')
+        named = dict(value)
+    else:
+        named = {'main': value}
+    for item in named.values():
+        wrong = (not isinstance(item, kind) if kind is not None
+                 else not callable(getattr(item, 'update', None)) or
+                 not hasattr(item, 'target'))
+        if wrong:
+            expected = (f'a catena.dataset.{kind.__name__}' if kind is not None
+                        else 'an optimizer set up with a link')
+            raise TypeError(f'{who}: {what} must be {expected} or a dict of them; '
+                            f'got {_validate.show(item)}')
+    return named
 
 
 def call_with_batch(func: Callable[..., Any], in_arrays: Any, *leading: Any) -> Any:
@@ -63,8 +74,11 @@ class StandardUpdater(Updater):
                  converter: Callable[..., Any] = convert.concat_examples, device: Any = None,
                  loss_func: Callable[..., Any] | None = None, loss_scale: float | None = None,
                  auto_new_epoch: bool = True, *, input_device: Any = None) -> None:
-        self._iterators = _named(iterator, Iterator, 'iterator', need_main=True)
-        self._optimizers = _named(optimizer, None, 'optimizer', need_main=False)
+        who = type(self).__name__
+        self._iterators = _named(who, 'iterator', iterator, Iterator, need_main=True)
+        self._optimizers = _named(who, 'optimizer', optimizer, None, need_main=False)
+        _validate.function(who, 'converter', converter)
+        _validate.function(who, 'loss_func', loss_func, optional=True)
         if device is not None:
             device = backend.get_device(device)
             for opt in self._optimizers.values():
