@@ -126,6 +126,8 @@ def _catena_model(model: str) -> Any:
     import catena.initializers as I
     import catena.links as L
 
+    # Not _intel64_models' VGG16: that one takes precomputed arrays (its twin in
+    # torch gets the same values), which would skip the initializers measured here.
     class VGG16(catena.Chain):
         def __init__(self) -> None:
             super().__init__()

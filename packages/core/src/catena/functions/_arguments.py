@@ -23,7 +23,7 @@ from typing import Any
 import numpy
 
 from catena.backends import _registry
-from catena.utils import _validate
+from catena.utils._validate import wrong_kind
 from catena.variable import Variable
 
 _ndarray = numpy.ndarray
@@ -97,15 +97,6 @@ def has_shape(who: str, x: Any, shape: Any) -> bool:
         raise
     except TypeError:
         raise wrong_kind(who, 'shape', 'a sequence of ints', shape) from None
-
-
-def wrong_kind(who: str, name: str, expected: str, value: Any) -> TypeError:
-    """The TypeError ``{who}: {name} must be {expected}; got {value}``, to raise.
-
-    For an argument that is not an array (a shape, axes) and failed a
-    conversion such as ``tuple(shape)``.
-    """
-    return TypeError(f'{who}: {name} must be {expected}; got {_validate.show(value)}')
 
 
 def _is_array(value: Any) -> bool:

@@ -20,7 +20,7 @@ def key(who: str, name: str, value: Any, *, optional: bool = False) -> Any:
         return None
     if not isinstance(value, str):
         words = 'a str (an observation key)' + (' or None' if optional else '')
-        raise TypeError(f'{who}: {name} must be {words}; got {_validate.show(value)}')
+        raise _validate.wrong_kind(who, name, words, value)
     return value
 
 
@@ -49,7 +49,7 @@ def keys(who: str, name: str, value: Any, *, single: bool = False,
         raise TypeError(f'{who}: {name} must be {words}, not one str; got '
                         f'{_validate.show(value)}')
     if not isinstance(value, Iterable):
-        raise TypeError(f'{who}: {name} must be {words}; got {_validate.show(value)}')
+        raise _validate.wrong_kind(who, name, words, value)
     result = tuple(value)
     for item in result:
         if not isinstance(item, str):
@@ -65,5 +65,5 @@ def flag(who: str, name: str, value: Any) -> bool:
         TypeError: If it is anything else (a str such as ``'False'``, None).
     """
     if not isinstance(value, (bool, numpy.bool_)) and not _validate.is_int(value):
-        raise TypeError(f'{who}: {name} must be a bool; got {_validate.show(value)}')
+        raise _validate.wrong_kind(who, name, 'a bool', value)
     return bool(value)

@@ -32,6 +32,11 @@ def _fail(error: type[Exception], who: str, name: str, expected: str, value: Any
     return error(f'{who}: {name} must be {expected}; got {show(value)}')
 
 
+def wrong_kind(who: str, name: str, expected: str, value: Any) -> TypeError:
+    """The TypeError ``{who}: {name} must be {expected}; got {value}``, to raise."""
+    return TypeError(f'{who}: {name} must be {expected}; got {show(value)}')
+
+
 def is_int(value: Any) -> bool:
     """Whether ``value`` is an int (a Python or NumPy integer, not a bool)."""
     return hasattr(value, '__index__') and not isinstance(value, (bool, numpy.bool_)) and \
