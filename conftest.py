@@ -20,6 +20,9 @@ ROOT = str(pathlib.Path(__file__).resolve().parent)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+# --shard K/N, with which the noxfile runs a session's tests in one process per core.
+pytest_plugins = ["tests._sharding"]
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _catena_doctest_namespace(doctest_namespace):

@@ -3,7 +3,7 @@
 The one command that runs every check (the README's test command, also what
 ``.ci/run`` calls)::
 
-    python -m pip install nox && \
+    python -m pip install 'nox[uv]' && \
         python -m nox -s lint typecheck tests-core tests tests-distributed chainer-suite docs
 
 Sessions:
@@ -21,8 +21,10 @@ Sessions:
 ``tests``
     all five distributions installed editable with onnxruntime, h5py,
     matplotlib and scikit-learn; runs ``pytest tests`` (the full parameter
-    grids), then the core's docstring examples as doctests. CUDA tests skip
-    themselves without a GPU.
+    grids), then the core's docstring examples as doctests. No CuPy is
+    installed: device-matrix tests are generated only for the devices usable
+    here (``CATENA_TEST_DEVICES=available``), and the other CUDA tests skip
+    themselves.
 ``tests-gpu(cuda='12')``, ``tests-gpu(cuda='13')``
     not part of the default run: ``tests`` with CuPy for that CUDA major
     version, on the Python that runs nox (the GPU machine has 3.12).
@@ -50,7 +52,10 @@ Sessions:
 
 The test sessions run each of their steps even when an earlier one failed, reporting every failure
 at the end; nox itself goes on to the next session after a failed one and
-lists every session's result last.
+lists every session's result last. ``tests-core`` and ``tests`` run pytest as
+one process per core (``--shard K/N``, tests/_sharding.py), printing each
+process's output when all have ended; ``CATENA_TEST_SHARDS=1`` runs a single
+process with its output as it comes.
 
 Every session runs on the Python that runs nox (3.10 or newer); pick another
 with ``nox -P 3.12``. NumPy 1.26 has no wheels for Python 3.13 and newer, so
@@ -61,18 +66,26 @@ Arguments after ``--`` go to pytest in the test sessions
 
 from __future__ import annotations
 
+import os
 import pathlib
 import shutil
+import subprocess
 
 import nox
 
 nox.needs_version = ">=2024.3.2"
-nox.options.default_venv_backend = "venv"
+# uv creates the venvs and installs into them when it is there (``pip install 'nox[uv]'``, as
+# the README says): on a fresh machine it installs each session's packages in seconds where pip
+# takes minutes. Without uv, nox falls back to venv and pip.
+nox.options.default_venv_backend = "uv|venv"
 nox.options.error_on_missing_interpreters = True
 nox.options.sessions = ["lint", "typecheck", "tests-core", "tests", "tests-distributed",
                         "chainer-suite", "docs"]
 
 ROOT = pathlib.Path(__file__).resolve().parent
+# The tests start many Python processes (pytest shards, examples, MPI ranks, workers): where
+# PYTHONDONTWRITEBYTECODE is set, each would compile catena and its tests from source again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # None: the interpreter that runs nox.
 PYTHON = None
 
@@ -100,6 +113,7 @@ TEST_TOOLS = ["pytest>=7.4", "pytest-xdist>=3.5", "scipy>=1.10", "hypothesis"]
 # ``testing.product`` grid to cover every pair of values (as Chainer's CI did
 # with CHAINER_TEST_PAIRWISE_PARAMETERIZATION); ``tests`` runs the full grids.
 PAIRWISE = {"CATENA_TEST_PAIRWISE_PARAMETERIZATION": "always"}
+AVAILABLE_DEVICES_ONLY = {"CATENA_TEST_DEVICES": "available"}
 # What the full test session adds: HDF5 files, ONNX checks, PNG plots, and the
 # handwritten digits of the main job (bundled with scikit-learn).
 EXTRAS_FOR_TESTS = ["h5py", "onnxruntime", "matplotlib", "scikit-learn"]
@@ -129,14 +143,15 @@ def _skip_without_numpy_126(session: nox.Session) -> None:
                      "to include this session")
 
 
-def _run_each(session: nox.Session, *commands: list[str], env: dict[str, str] | None = None
-              ) -> None:
+def _run_each(session: nox.Session, *commands: list[str], env: dict[str, str] | None = None,
+              failed_before: list[str] | None = None) -> None:
     """Run every command even when one fails, then fail naming each that did.
 
     One failing test run must not hide the result of the next (the doctests
-    after the tests, the 3-rank run after the 2-rank one).
+    after the tests, the 3-rank run after the 2-rank one). ``failed_before``
+    names what already failed in this session.
     """
-    failed = []
+    failed = list(failed_before or [])
     for command in commands:
         try:
             session.run(*command, env=env)
@@ -144,6 +159,58 @@ def _run_each(session: nox.Session, *commands: list[str], env: dict[str, str] | 
             failed.append(" ".join([pathlib.Path(command[0]).name, *command[1:]]))
     if failed:
         session.error("failed: " + "; ".join(failed))
+
+
+def _shards() -> int:
+    """How many pytest processes a test session runs side by side: one per core, at most 4.
+
+    ``CATENA_TEST_SHARDS=1`` runs one process, with pytest's output as it comes.
+    """
+    value = os.environ.get("CATENA_TEST_SHARDS", "").strip()
+    if value:
+        return max(1, int(value))
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else os.cpu_count() or 1))
+
+
+def _pytest_sharded(session: nox.Session, *args: str, env: dict[str, str] | None = None
+                    ) -> list[str]:
+    """``pytest *args`` as ``--shard K/N`` processes side by side; the failed shards' names.
+
+    Each shard's output is printed whole once every shard has ended. A shard
+    that collects nothing (when ``args`` name a few files) counts as passed.
+    """
+    count = _shards()
+    if count == 1:
+        try:
+            session.run("pytest", *args, env=env)
+        except nox.command.CommandFailed:
+            return ["pytest " + " ".join(args)]
+        return []
+    pytest = str(pathlib.Path(session.bin) / "pytest")
+    merged = {**os.environ, **session.env, **(env or {})}
+    environment = {key: value for key, value in merged.items() if value is not None}  # None: unset
+    logs = pathlib.Path(session.create_tmp())
+    running = []
+    for index in range(1, count + 1):
+        log = (logs / f"shard-{index}-of-{count}.log").open("w")
+        command = [pytest, *args, "--shard", f"{index}/{count}"]
+        session.log(" ".join(command[1:]))
+        running.append((command, log, subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=ROOT)))
+    failed = []
+    try:
+        for command, log, process in running:
+            code = process.wait()
+            log.close()
+            print(pathlib.Path(log.name).read_text(), flush=True)
+            if code not in (0, 5):  # 5: this shard collected no test
+                failed.append("pytest " + " ".join(command[1:]))
+    finally:
+        for _, _, process in running:
+            if process.poll() is None:
+                process.kill()
+    return failed
 
 
 def _package_dir(session: nox.Session, dist: str) -> str:
@@ -195,7 +262,9 @@ def tests_core(session: nox.Session, numpy: str) -> None:
         f"import numpy; assert numpy.__version__.startswith('{numpy}'), numpy.__version__",
     )
     session.run("python", "-c", NO_PLUGIN_CHECK)
-    session.run("pytest", "tests/core", *session.posargs, env=PAIRWISE)
+    failed = _pytest_sharded(session, "tests/core", *session.posargs, env=PAIRWISE)
+    if failed:
+        session.error("failed: " + "; ".join(failed))
 
 
 @nox.session(python=PYTHON)
@@ -206,9 +275,11 @@ def tests(session: nox.Session) -> None:
         editable += ["-e", _package_dir(session, dist)]
     session.install(*editable, *TEST_TOOLS, *EXTRAS_FOR_TESTS)
     # The docstring examples of the core run too (their namespace is set in conftest.py).
-    _run_each(session,
-              ["pytest", "tests", *session.posargs],
-              ["pytest", "--doctest-modules", "packages/core/src/catena"])
+    # catena-cuda is installed without CuPy here: no test is generated for its devices only to
+    # be skipped (tests-gpu runs them).
+    failed = _pytest_sharded(session, "tests", *session.posargs, env=AVAILABLE_DEVICES_ONLY)
+    _run_each(session, ["pytest", "--doctest-modules", "packages/core/src/catena"],
+              env=AVAILABLE_DEVICES_ONLY, failed_before=failed)
 
 
 @nox.session(name="tests-gpu", python=None)
@@ -317,7 +388,9 @@ def chainer_suite(session: nox.Session) -> None:
     session.log(f"Chainer's suite: {passed['(total)']} passed (floor {floor.get('(total)', 0)})")
 
 
-@nox.session(python=PYTHON)
+# pip, not uv: pip finds the pinned PyTorch CPU wheel where the machine keeps one, and applies
+# the machine's pip constraints; uv would fetch a CUDA build of several GB.
+@nox.session(python=PYTHON, venv_backend="venv")
 def bench(session: nox.Session) -> None:
     """Benchmark catena against PyTorch (CPU) in the same run."""
     # threadpoolctl lets the benchmarks hold NumPy's BLAS to one thread, as torch is.

@@ -460,9 +460,41 @@ def test_plugin_device_option_ids_and_gpu_limit(tmp_path):
     assert 'TestTanh::test_double_backward__fake PASSED' in output
     assert 'test_plain[@fake] PASSED' in output
     assert 'test_forward__numpy' not in output and 'test_plain[@numpy]' not in output
-    assert 'deselected' in output
+    assert '@numpy: not selected (--catena-devices): no test generated' in output
+    assert 'deselected' not in output
     assert 'needs 2 GPU(s); CATENA_TEST_GPU_LIMIT=1' in output
     assert 'catena test devices:' in output
+
+
+def test_available_selects_the_usable_devices_and_generates_no_other(tmp_path):
+    assert testing_backend.device_selected('@numpy', ['available'])
+    assert not testing_backend.device_selected('@nowhere:0', ['available'])
+    (tmp_path / 'test_nowhere.py').write_text(textwrap.dedent('''
+        import unittest
+        from catena import testing
+
+
+        @testing.inject_backend_tests(None, ['@numpy', '@nowhere:0'])
+        class TestSomewhere(unittest.TestCase):
+            def test_it(self, backend_config):
+                pass
+    '''))
+    code, output = _run_pytest(tmp_path, str(tmp_path / 'test_nowhere.py'),
+                               '--catena-devices=available')
+    assert code == 0, output
+    assert 'TestSomewhere::test_it__numpy PASSED' in output
+    assert 'TestTanh::test_forward__numpy PASSED' in output
+    assert 'nowhere_0' not in output
+
+
+def test_selection_applies_while_collecting_only():
+    @testing.inject_backend_tests(None, ['@numpy', '@nowhere:0'])
+    class TestBuiltAtRunTime(unittest.TestCase):
+        def test_it(self, backend_config):
+            pass
+
+    assert hasattr(TestBuiltAtRunTime, 'test_it__nowhere_0')
+    assert hasattr(TestBuiltAtRunTime, 'test_it__numpy')
 
 
 def test_default_matrix_includes_the_builtin_devices():

@@ -53,6 +53,33 @@ def _from_chainer_params(params: Mapping[str, Any]) -> dict[str, Any]:
     return {'device': device, 'config': config, 'marks': marks}
 
 
+# While pytest collects, the plugin sets this from ``--catena-devices``: tests are
+# generated only for these devices (None: for every device of the matrix).
+_selection_while_collecting: list[str] | None = None
+_usable_here: dict[str, bool] = {}
+
+
+def device_selected(spec: str, selected: Iterable[str] | None) -> bool:
+    """Whether the device ``spec`` is one of ``selected`` (None selects every device).
+
+    A bare prefix selects every index (``'@cupy'`` selects ``'@cupy:1'``,
+    ``'@cupy:0'`` selects ``'@cupy'``), and ``'available'`` selects every
+    device that can be used here.
+    """
+    if selected is None:
+        return True
+    for wanted in selected:
+        if wanted == 'available':
+            if spec not in _usable_here:
+                _usable_here[spec] = BackendConfig(spec).unavailable_reason is None
+            if _usable_here[spec]:
+                return True
+        elif (spec == wanted or spec.startswith(wanted + ':') or
+              (wanted.startswith(spec) and wanted[len(spec):] == ':0')):
+            return True
+    return False
+
+
 def _slug(text: str) -> str:
     return re.sub(r'[^0-9A-Za-z]+', '_', text).strip('_')
 
@@ -359,6 +386,9 @@ def expand_backend_tests(cls: type) -> type:
                 continue
             if configs is None:
                 configs = get_backend_configs()
+            if _selection_while_collecting is not None:
+                configs = [config for config in configs
+                           if device_selected(config.device_spec, _selection_while_collecting)]
             expanded: dict[str, Callable[..., Any]] = {}
             for base_name, function in current.items():
                 if _pending(function) < 1:
@@ -451,5 +481,5 @@ def inject_backend_tests(test_method_names: Iterable[str] | None,
     return decorator
 
 
-__all__ = ['BackendConfig', 'expand_backend_tests', 'get_backend_configs',
+__all__ = ['BackendConfig', 'device_selected', 'expand_backend_tests', 'get_backend_configs',
            'inject_backend_tests']

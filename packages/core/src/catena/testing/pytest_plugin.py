@@ -3,9 +3,10 @@
 * Registers the markers ``gpu`` (``gpu(n)`` for n GPUs), ``cudnn``, ``ideep``,
   ``chainerx`` and ``slow``.
 * ``--catena-devices=@numpy,@fake`` (or ``CATENA_TEST_DEVICES``) restricts
-  the device matrix: tests generated for other devices are deselected. A
-  bare prefix selects every index (``@cupy`` selects ``@cupy:0`` and
-  ``@cupy:1``).
+  the device matrix: no test is generated for other devices while pytest
+  collects. A bare prefix selects every index (``@cupy`` selects ``@cupy:0``
+  and ``@cupy:1``); ``available`` selects every device usable here, so that
+  a machine without CuPy collects no ``@cupy`` test only to skip it.
 * ``CATENA_TEST_GPU_LIMIT=n`` (or Chainer's ``CHAINER_TEST_GPU_LIMIT``)
   skips tests marked ``gpu`` that need more than ``n`` GPUs.
 * A test function (or method of a plain class) that takes a
@@ -43,9 +44,9 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption(
         '--catena-devices', dest='catena_devices', default=os.environ.get('CATENA_TEST_DEVICES'),
         metavar='SPECS',
-        help='comma-separated device specs that device-matrix tests run on, for example '
-             '"@numpy,@fake" (default: every device the plugins provide; env '
-             'CATENA_TEST_DEVICES)')
+        help='comma-separated device specs that device-matrix tests are generated for, for '
+             'example "@numpy,@fake"; "available" stands for every device usable here '
+             '(default: every device the plugins provide; env CATENA_TEST_DEVICES)')
 
 
 def pytest_configure(config: Any) -> None:
@@ -59,6 +60,19 @@ def pytest_configure(config: Any) -> None:
         from catena.testing import parameterized
 
         parameterized.product_dict = parameterized._pairwise_product_dict
+    selected = selected_devices(config)
+    if selected is not None:
+        from catena.testing import backend
+
+        backend._selection_while_collecting = selected
+
+
+def pytest_collection_finish(session: Any) -> None:
+    # Classes a test builds while it runs get every device, as outside pytest.
+    if selected_devices(session.config) is not None:
+        from catena.testing import backend
+
+        backend._selection_while_collecting = None
 
 
 def selected_devices(config: Any) -> list[str] | None:
@@ -70,12 +84,10 @@ def selected_devices(config: Any) -> list[str] | None:
 
 
 def device_selected(spec: str, selected: list[str] | None) -> bool:
-    """Whether ``spec`` is one of ``selected`` (a bare prefix matches every index)."""
-    if selected is None:
-        return True
-    return any(spec == wanted or spec.startswith(wanted + ':') or
-               (wanted.startswith(spec) and wanted[len(spec):] == ':0')
-               for wanted in selected)
+    """Whether ``spec`` is one of ``selected``: :func:`catena.testing.backend.device_selected`."""
+    from catena.testing import backend
+
+    return backend.device_selected(spec, selected)
 
 
 def _backend_config_of(item: Any) -> Any:
@@ -100,8 +112,11 @@ def pytest_generate_tests(metafunc: Any) -> None:
             return
     from catena.testing import backend
 
+    selected = selected_devices(metafunc.config)
     params = []
     for backend_config in backend.get_backend_configs():
+        if not backend.device_selected(backend_config.device_spec, selected):
+            continue
         marks = backend_config.pytest_marks()
         reason = backend_config.unavailable_reason
         if reason is not None:
@@ -162,7 +177,7 @@ def pytest_report_header(config: Any) -> list[str]:
     lines = []
     for backend_config in configs:
         if not device_selected(backend_config.device_spec, selected):
-            state = 'deselected (--catena-devices)'
+            state = 'not selected (--catena-devices): no test generated'
         else:
             reason = backend_config.unavailable_reason
             state = 'available' if reason is None else f'skipped: {reason}'
