@@ -168,3 +168,23 @@ def test_col2im_nd_rejects_parameters_of_another_rank():
             conv_nd.col2im_nd_cpu(col, *args)
     with pytest.raises(ValueError, match='6 dimensions'):
         conv_nd.col2im_nd_cpu(col[:, :, 0], (1, 1), (0, 0), (4, 3))
+
+
+@pytest.mark.parametrize('ksize,stride,pad,cover_all,dilate', [
+    ((3, 3), (1, 1), (1, 1), False, (1, 1)),
+    ((3, 2), (2, 3), (0, 1), True, (1, 2)),
+    ((2, 3, 2), (1, 2, 2), (1, 0, 1), False, (1, 1, 2)),
+])
+def test_im2col_channel_major_is_the_batch_moved_inside(ksize, stride, pad, cover_all, dilate):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 2) + (7, 5, 6)[:len(ksize)])
+    outs = tuple(conv.get_conv_outsize(size, k, s, p, cover_all, d)
+                 for size, k, s, p, d in zip(x.shape[2:], ksize, stride, pad, dilate))
+    col = conv.im2col_nd_channel_major(x, ksize, stride, pad, cover_all, dilate, outs)
+    nd = len(ksize)
+    assert col.flags.c_contiguous
+    assert col.shape == (2,) + ksize + (3,) + outs
+    expected = _loop_im2col(x, ksize, stride, pad, cover_all, dilate)
+    # (n, c, *k, *outs) -> (c, *k, n, *outs)
+    order = tuple(range(1, nd + 2)) + (0,) + tuple(range(nd + 2, 2 * nd + 2))
+    np.testing.assert_array_equal(col, expected.transpose(order))

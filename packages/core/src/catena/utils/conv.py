@@ -142,12 +142,42 @@ def im2col_nd_generic(img: Any, ksize: Sequence[int], stride: Sequence[int],
     Raises:
         ValueError: If the window does not fit (an output size below 1).
     """
+    padded, outs, dilate = _padded_image(img, ksize, stride, pad, pval, cover_all, dilate, outs)
+    col = backend.get_array_module(img).empty(img.shape[:2] + tuple(ksize) + tuple(outs),
+                                              dtype=img.dtype)
+    _fill_columns(col, padded, ksize, stride, dilate, outs)
+    return col
+
+
+def im2col_nd_channel_major(img: Any, ksize: Sequence[int], stride: Sequence[int],
+                            pad: Sequence[int], cover_all: bool, dilate: Sequence[int],
+                            outs: Sequence[int]) -> Any:
+    """The columns of :func:`im2col_nd_generic` as a C-contiguous ``(c, *ksize, n, *outs)``.
+
+    In this layout the columns of the whole batch are one matrix
+    ``(c * K, n * L)``, so that a convolution is a single matrix product.
+    """
+    padded, outs, dilate = _padded_image(img, ksize, stride, pad, 0, cover_all, dilate, outs)
+    nd = len(outs)
+    col = backend.get_array_module(img).empty(
+        (img.shape[1],) + tuple(ksize) + (img.shape[0],) + tuple(outs), dtype=img.dtype)
+    # The same array seen as (n, c, *ksize, *outs).
+    view = col.transpose((nd + 1, 0) + tuple(range(1, nd + 1)) + tuple(range(nd + 2, 2 * nd + 2)))
+    _fill_columns(view, padded, ksize, stride, dilate, outs)
+    return col
+
+
+def _padded_image(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],
+                  pval: Any, cover_all: bool, dilate: Sequence[int] | None,
+                  outs: Sequence[int] | None) -> tuple[Any, tuple[int, ...], tuple[int, ...]]:
+    """``img`` padded to hold every window (or ``img`` itself), the output size and dilation."""
     nd = img.ndim - 2
     dilate = (1,) * nd if dilate is None else tuple(dilate)
     dims = img.shape[2:]
     if outs is None:
         outs = tuple(get_conv_outsize(size, k, s, p, cover_all, d)
                      for size, k, s, p, d in zip(dims, ksize, stride, pad, dilate))
+    outs = tuple(outs)
     if any(o < 1 for o in outs):
         raise ValueError(
             f'im2col: the kernel {tuple(ksize)} (dilation {tuple(dilate)}) does not fit in the '
@@ -155,19 +185,20 @@ def im2col_nd_generic(img: Any, ksize: Sequence[int], stride: Sequence[int],
             f'would be {tuple(outs)}')
     xp = backend.get_array_module(img)
     extents = _extents(dims, ksize, stride, pad, dilate, outs)
-    if any(pad) or any(e > size for e, size in zip(extents, dims)):
-        fill = img.dtype.type(pval)
-        padded = xp.full(img.shape[:2] + extents, fill, dtype=img.dtype)
-        inner = (slice(None), slice(None)) + tuple(slice(p, p + size)
-                                                   for p, size in zip(pad, dims))
-        padded[inner] = img
-    else:
-        padded = img
-    col = xp.empty(img.shape[:2] + tuple(ksize) + tuple(outs), dtype=img.dtype)
+    if not any(pad) and all(e <= size for e, size in zip(extents, dims)):
+        return img, outs, dilate
+    padded = xp.full(img.shape[:2] + extents, img.dtype.type(pval), dtype=img.dtype)
+    padded[(slice(None), slice(None)) + tuple(slice(p, p + size)
+                                              for p, size in zip(pad, dims))] = img
+    return padded, outs, dilate
+
+
+def _fill_columns(col: Any, padded: Any, ksize: Sequence[int], stride: Sequence[int],
+                  dilate: Sequence[int], outs: Sequence[int]) -> None:
+    """Copies each kernel tap's window of ``padded`` into ``col`` seen as ``(n, c, *k, *outs)``."""
     lead = (slice(None), slice(None))
     for tap in itertools.product(*(range(k) for k in ksize)):
         col[lead + tap] = padded[_tap_slices(tap, stride, dilate, outs)]
-    return col
 
 
 def col2im_nd_generic(col: Any, stride: Sequence[int], pad: Sequence[int],

@@ -3,9 +3,11 @@
 The layouts are Chainer's: ``x`` is ``(n, c_in, *dims)``; a convolution
 weight is ``(c_out, c_in / groups, *ksize)`` and a deconvolution weight
 ``(c_in, c_out / groups, *ksize)``. Each kernel is an im2col (or col2im) plus
-one batched matrix product that covers every group (``xp.matmul`` over
-``(n, groups)`` stacks: a BLAS GEMM per stack on NumPy, no copy of the
-column array).
+one matrix product per group over the whole batch: the columns are laid out
+channel-major, ``(c * K, n * L)``, so that each product is one large GEMM
+(per-sample products read the weight once per sample, and NumPy's stacked
+``matmul`` does not always reach BLAS). Only the (smaller) outputs and output
+gradients are transposed between ``(n, c, L)`` and ``(c, n * L)``.
 """
 
 from __future__ import annotations
@@ -153,51 +155,79 @@ def _is_pointwise(ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int
 
 
 def _columns(x: Any, ksize: Sequence[int], stride: tuple[int, ...], pad: tuple[int, ...],
-             cover_all: bool, dilate: tuple[int, ...], outs: Sequence[int]) -> Any:
-    """im2col as ``(n, c * K, L)``; a 1x1 convolution reads ``x`` itself."""
+             cover_all: bool, dilate: tuple[int, ...], outs: Sequence[int], groups: int) -> Any:
+    """im2col, channel-major: ``(groups, c / groups * K, n * L)``."""
     n, c = x.shape[:2]
     if _is_pointwise(ksize, stride, pad):
-        return x.reshape(n, c, -1)
-    col = conv.im2col_nd_generic(x, ksize, stride, pad, 0, cover_all, dilate, outs)
-    return col.reshape(n, -1, math.prod(outs))
+        return _channel_major(x, groups)
+    col = conv.im2col_nd_channel_major(x, ksize, stride, pad, cover_all, dilate, outs)
+    return col.reshape(groups, c // groups * math.prod(ksize), n * math.prod(outs))
+
+
+def _channel_major(a: Any, groups: int) -> Any:
+    """``(n, c, *dims)`` copied to ``(groups, c / groups, n * L)``."""
+    n, c = a.shape[:2]
+    xp = backend.get_array_module(a)
+    moved = xp.ascontiguousarray(a.reshape(n, c, -1).swapaxes(0, 1))
+    return moved.reshape(groups, c // groups, -1)
+
+
+def _batch_major(y: Any, n: int, dtype: Any, b: Any) -> Any:
+    """``(c, n * L)`` (``c`` may be split in two) as a new ``(n, c, L)`` of ``dtype``, + ``b``."""
+    xp = backend.get_array_module(y)
+    c = y.size // y.shape[-1]
+    moved = y.reshape(c, n, -1).swapaxes(0, 1)
+    out = xp.empty(moved.shape, dtype=dtype)
+    if b is None:
+        out[...] = moved
+    else:
+        xp.add(moved, b.reshape(1, c, 1), out=out, casting='unsafe')
+    return out
+
+
+def _per_group(a: Any, b: Any) -> Any:
+    """``a[g] @ b[g]`` for each group: one 2-d product each, which always reaches BLAS."""
+    if a.shape[0] == 1:
+        return (a[0] @ b[0])[None]
+    xp = backend.get_array_module(a)
+    out = xp.empty((a.shape[0], a.shape[1], b.shape[2]),
+                   dtype=xp.result_type(a.dtype, b.dtype))
+    for g in range(a.shape[0]):
+        xp.matmul(a[g], b[g], out=out[g])
+    return out
 
 
 def convolution(x: Any, W: Any, b: Any, stride: tuple[int, ...], pad: tuple[int, ...],
                 cover_all: bool, dilate: tuple[int, ...], groups: int,
                 outs: tuple[int, ...]) -> Any:
-    """``y = conv(x, W) + b``: im2col, then one batched product over (batch, group)."""
-    xp = backend.get_array_module(x)
-    n, c = x.shape[:2]
+    """``y = conv(x, W) + b``: im2col, then one product per group over the whole batch."""
+    n = x.shape[0]
     c_out = W.shape[0]
-    col = _columns(x, W.shape[2:], stride, pad, cover_all, dilate, outs)
-    # (groups, c_out/g, K) @ (n, groups, K, L) -> (n, groups, c_out/g, L), C-contiguous.
-    y = xp.matmul(W.reshape(groups, c_out // groups, -1),
-                  col.reshape(n, groups, -1, math.prod(outs)))
-    if y.dtype != x.dtype:
-        y = y.astype(x.dtype)
-    y = y.reshape((n, c_out) + tuple(outs))
-    if b is not None:
-        y += b.reshape((1, c_out) + (1,) * len(outs))
-    return y
+    col = _columns(x, W.shape[2:], stride, pad, cover_all, dilate, outs, groups)
+    # (groups, c_out/g, c/g * K) @ (groups, c/g * K, n * L) -> (c_out, n * L)
+    y = _per_group(W.reshape(groups, c_out // groups, -1), col)
+    return _batch_major(y, n, x.dtype, b).reshape((n, c_out) + tuple(outs))
 
 
 def deconvolution(x: Any, W: Any, b: Any, stride: tuple[int, ...], pad: tuple[int, ...],
                   dilate: tuple[int, ...], groups: int, outs: tuple[int, ...]) -> Any:
-    """``y = conv^T(x, W) + b``: one batched product, then col2im."""
-    xp = backend.get_array_module(x)
+    """``y = conv^T(x, W) + b``: one product per group over the whole batch, then col2im."""
     n, c_in = x.shape[:2]
     c_out = W.shape[1] * groups
-    ksize = W.shape[2:]
-    # (groups, c_out/g * K, c_in/g) @ (n, groups, c_in/g, L) -> (n, groups, c_out/g * K, L)
+    ksize = tuple(W.shape[2:])
+    dims = tuple(x.shape[2:])
+    # (groups, c_out/g * K, c_in/g) @ (groups, c_in/g, n * L) -> (c_out, *ksize, n, *dims)
     w_t = W.reshape(groups, c_in // groups, -1).swapaxes(1, 2)
-    col = xp.matmul(w_t, x.reshape(n, groups, c_in // groups, -1))
+    col = _per_group(w_t, _channel_major(x, groups))
+    if _is_pointwise(ksize, stride, pad):
+        return _batch_major(col, n, x.dtype, b).reshape((n, c_out) + tuple(outs))
     if col.dtype != x.dtype:
         col = col.astype(x.dtype)
-    if _is_pointwise(ksize, stride, pad):
-        y = col.reshape((n, c_out) + tuple(outs))
-    else:
-        col = col.reshape((n, c_out) + tuple(ksize) + tuple(x.shape[2:]))
-        y = conv.col2im_nd_generic(col, stride, pad, outs, dilate)
+    nd = len(ksize)
+    col = col.reshape((c_out,) + ksize + (n,) + dims)
+    # Seen as (n, c_out, *ksize, *dims), as col2im reads it.
+    col = col.transpose((nd + 1, 0) + tuple(range(1, nd + 1)) + tuple(range(nd + 2, 2 * nd + 2)))
+    y = conv.col2im_nd_generic(col, stride, pad, outs, dilate)
     if b is not None:
         y += b.reshape((1, c_out) + (1,) * len(outs))
     return y
@@ -207,13 +237,9 @@ def convolution_grad_w(x: Any, gy: Any, ksize: Sequence[int], stride: tuple[int,
                        pad: tuple[int, ...], cover_all: bool, dilate: tuple[int, ...],
                        groups: int) -> Any:
     """The gradient of a convolution with respect to its weight ``(c_out, c_in/g, *ksize)``."""
-    xp = backend.get_array_module(x)
-    n, c = x.shape[:2]
+    c = x.shape[1]
     c_out = gy.shape[1]
-    outs = gy.shape[2:]
-    col = _columns(x, ksize, stride, pad, cover_all, dilate, outs)
-    col = col.reshape(n, groups, -1, math.prod(outs))
-    # (n, groups, c_out/g, L) @ (n, groups, L, K) -> (n, groups, c_out/g, K), summed over n.
-    gw = xp.matmul(gy.reshape(n, groups, c_out // groups, -1), col.swapaxes(2, 3))
-    gw = gw.sum(axis=0) if n > 1 else gw[0]
+    col = _columns(x, ksize, stride, pad, cover_all, dilate, gy.shape[2:], groups)
+    # (groups, c_out/g, n * L) @ (groups, n * L, c/g * K) -> (groups, c_out/g, c/g * K)
+    gw = _per_group(_channel_major(gy, groups), col.swapaxes(1, 2))
     return gw.reshape((c_out, c // groups) + tuple(ksize))
