@@ -175,7 +175,7 @@ def _check_smooth(points: list[float], values: list[numpy.ndarray], dtype: numpy
         # division by the step: without it, flat outputs of large magnitude
         # would be reported as non-smooth.
         noise = 4 * numpy.finfo(dtype if dtype.kind == 'f' else numpy.float64).eps * \
-            numpy.abs(stacked).max(axis=0) / steps.min()
+            numpy.abs(stacked).max(axis=0) / numpy.min(steps)
         allowed = diff_atol + diff_rtol * numpy.abs(slopes).max(axis=0) + noise
         rough = center_finite & finite.all(axis=0) & (residual > allowed)
     bad = not_finite | rough

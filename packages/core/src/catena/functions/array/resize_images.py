@@ -58,7 +58,7 @@ def _adjoint_positions(in_size: int, out_size: int, mode: str,
     order = numpy.argsort(ins, kind='stable')
     outs, ins, values = outs[order], ins[order], values[order]
     counts = numpy.bincount(ins, minlength=in_size)
-    width = max(int(counts.max()) if counts.size else 0, 1)
+    width = max(int(numpy.max(counts)) if counts.size else 0, 1)
     starts = numpy.concatenate(([0], numpy.cumsum(counts)[:-1]))
     slot = numpy.arange(ins.size) - starts[ins]
     adj_index = numpy.zeros((in_size, width), dtype=numpy.intp)

@@ -45,7 +45,7 @@ def _einsum_plan(ndim: int, axis: tuple[int, ...] | None) -> tuple[str, tuple[in
     return f'{subscripts}->{kept}', reduced
 
 
-def _numpy_sum(x: numpy.ndarray, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
+def _numpy_sum(x: Any, axis: tuple[int, ...] | None, keepdims: bool) -> Any:
     if (x.dtype.char not in 'fd' or x.size < _EINSUM_MIN_SIZE
             or x.ndim > len(_SUBSCRIPTS)):
         return x.sum(axis=axis, keepdims=keepdims)
