@@ -254,7 +254,7 @@ class distribution_unittest(unittest.TestCase):  # noqa: N801 - Chainer's public
         if self.scipy_onebyone:
             blocks = [self.scipy_dist.rvs(size=(_SAMPLES,) + sample_shape, **params)
                       for params in self.scipy_onebyone_params_iter()]
-            reference = numpy.vstack(blocks).reshape(
+            reference: Any = numpy.vstack(blocks).reshape(
                 (_size(shape), _SAMPLES) + sample_shape + event_shape)
             reference = numpy.rollaxis(reference, 0, reference.ndim - len(event_shape))
             reference = reference.reshape((_SAMPLES,) + sample_shape + shape + event_shape)
