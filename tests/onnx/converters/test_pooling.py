@@ -134,6 +134,13 @@ CASES = [
 ]
 
 
+# Seen with onnxruntime 1.23.2, the newest for Python 3.10; 1.32.0 agrees with catena.
+RUNTIME_GAPS = {
+    (name, 23): ('its AveragePool-22 differs at the partial windows', '1.32')
+    for name in ('avg2d_rectangular', 'avg2d_cover_all')
+}
+
+
 def test_converter_matches_onnxruntime(converter_run: tuple[ConverterCase, int]) -> None:
     case, opset = converter_run
     model = check_case(case, opset)
