@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from catena import _function_hooks
-from catena.configuration import config, using_config
+from catena.configuration import config, flags, using_config
 from catena.variable import Variable
 from catena.variable_node import VariableNode
 
@@ -52,19 +52,23 @@ class _backprop_mode:  # noqa: N801 - used like the context-manager functions be
         self._enable_double_backprop = enable_double_backprop
 
     def __enter__(self) -> None:
+        # The keys are written to both config and flags (see configuration.flags).
         local = config.__dict__
+        fast = flags.__dict__
         self._saved = (local.get('enable_backprop', _UNSET), local.get('type_check', _UNSET))
-        local['enable_backprop'] = self._enable_double_backprop
-        if not self._enable_double_backprop and not config.debug:
-            local['type_check'] = False
+        local['enable_backprop'] = fast['enable_backprop'] = self._enable_double_backprop
+        if not self._enable_double_backprop and not flags.debug:
+            local['type_check'] = fast['type_check'] = False
 
     def __exit__(self, *exc_info: object) -> None:
         local = config.__dict__
+        fast = flags.__dict__
         for key, value in zip(('enable_backprop', 'type_check'), self._saved):
             if value is _UNSET:
                 local.pop(key, None)
+                fast.pop(key, None)
             else:
-                local[key] = value
+                local[key] = fast[key] = value
 
 
 def backward(outputs: Sequence[Variable], grad_outputs: Sequence[Any] | None = None, *,
@@ -273,7 +277,7 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
             heap.append((-creator.rank, order, creator))
             order += 1
     heapq.heapify(heap)
-    is_debug = config.debug
+    is_debug = flags.debug
 
     with _backprop_mode(enable_double_backprop):
         # A leaf among the outputs is delivered with the other leaves at the end,
@@ -320,6 +324,11 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
             in_nodes = func.inputs
             if len(in_nodes) == 1:
                 target_indexes: Any = (0,) if in_nodes[0]._requires_grad else ()
+            elif len(in_nodes) == 2:
+                if in_nodes[0]._requires_grad:
+                    target_indexes = (0, 1) if in_nodes[1]._requires_grad else (0,)
+                else:
+                    target_indexes = (1,) if in_nodes[1]._requires_grad else ()
             else:
                 target_indexes = tuple([i for i, x in enumerate(in_nodes) if x._requires_grad])
             if not target_indexes:
@@ -346,8 +355,8 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
                 if gx is None:
                     continue
                 node = in_nodes[index]
-                if gx.__class__ is not Variable or gx._data.shape != node.shape or \
-                        gx._data.dtype != node.dtype:
+                if gx.__class__ is not Variable or gx._data.shape != node.shape or (
+                        gx._data.dtype is not node.dtype and gx._data.dtype != node.dtype):
                     _check_grad_matches(func, index, node, gx)
                 previous = grads.get(node)
                 if previous is not None:

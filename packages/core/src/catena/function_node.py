@@ -12,14 +12,16 @@ import numpy
 from catena import _function_hooks
 from catena.backends import _registry
 from catena.backends._kernel import Fallback
-from catena.configuration import config
+from catena.configuration import config, flags
 from catena.utils import type_check
 from catena.variable import Variable
-from catena.variable_node import VariableNode
+from catena.variable_node import VariableNode, _constant_node, _output_node
+
+_new_variable = object.__new__
 
 
 def _new_output(array: Any, requires_grad: bool) -> Variable:
-    variable = Variable.__new__(Variable)
+    variable = _new_variable(Variable)
     variable._data = array
     variable._vnode = None
     variable._grad_var = None
@@ -27,6 +29,13 @@ def _new_output(array: Any, requires_grad: bool) -> Variable:
     variable._name = None
     variable._loss_scale = None
     return variable
+
+
+def _config_value(key: str) -> Any:
+    try:
+        return getattr(flags, key)
+    except AttributeError:  # a key not defined yet: config loads the plugins' defaults
+        return getattr(config, key)
 
 
 def _as_input_variable(x: Any) -> Variable:
@@ -59,10 +68,18 @@ class FunctionNode:
     _retained_output_data: tuple[Any, ...] | None = None
     _local_function_hooks: dict[str, Any] | None = None
     _checks_types = False  # whether the class overrides check_type_forward
+    # A quick test on the input arrays that is true only when check_type_forward
+    # would pass, or None. A class may define it as a staticmethod named
+    # _accepts_types beside its check_type_forward; a subclass that overrides
+    # check_type_forward without it gets None.
+    _accepts_types: Any = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._checks_types = cls.check_type_forward is not FunctionNode.check_type_forward
+        owner = next(k for k in cls.__mro__ if 'check_type_forward' in k.__dict__)
+        accepts = owner.__dict__.get('_accepts_types')
+        cls._accepts_types = accepts if isinstance(accepts, staticmethod) else None
 
     # ------------------------------------------------------------------ apply
 
@@ -76,30 +93,44 @@ class FunctionNode:
         Returns:
             tuple: The output Variables.
         """
-        try:
-            input_vars = [x if x.__class__ is Variable else _as_input_variable(x) for x in inputs]
-        except TypeError as error:
-            raise type_check.non_array_input(self, inputs, error) from None
-        in_data = tuple([x._data for x in input_vars])
-        requires_grad = False
-        for x in input_vars:
-            if x._requires_grad:
-                requires_grad = True
-                break
-
-        if in_data:
-            first_type = in_data[0].__class__
-            for array in in_data:
-                if array.__class__ is not first_type:
-                    self._check_same_device(in_data)
-                    break
-        if (self._checks_types or 'check_type_forward' in self.__dict__) \
-                and config.type_check:
+        given = inputs
+        if inputs.__class__ is not tuple:
             try:
-                self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
-            except Exception as error:  # noqa: BLE001 - diagnose re-raises with a message
-                type_check.diagnose(self.check_type_forward, in_data, self.label, 'Forward',
-                                    error)
+                inputs = tuple(inputs)
+            except TypeError as error:
+                raise type_check.non_array_input(self, given, error) from None
+        arrays = []
+        requires_grad = False
+        for x in inputs:
+            if x.__class__ is Variable:
+                arrays.append(x._data)
+                if x._requires_grad:
+                    requires_grad = True
+            elif x.__class__ is numpy.ndarray:
+                arrays.append(x)  # a constant: it gets a node only if the graph is recorded
+            else:
+                try:
+                    x = _as_input_variable(x)
+                except TypeError as error:
+                    raise type_check.non_array_input(self, given, error) from None
+                arrays.append(x._data)
+                if x._requires_grad:
+                    requires_grad = True
+        in_data = tuple(arrays)
+
+        # A class's quick type test, when it accepts the inputs, vouches for the
+        # device check too (it accepts arrays of one kind only).
+        accepts = self._accepts_types
+        if accepts is None or not flags.type_check or not accepts(in_data) \
+                or 'check_type_forward' in self.__dict__:
+            if len(in_data) > 1:
+                first_type = in_data[0].__class__
+                for array in in_data:
+                    if array.__class__ is not first_type:
+                        self._check_same_device(in_data)
+                        break
+            if flags.type_check and (self._checks_types or 'check_type_forward' in self.__dict__):
+                self._check_types(in_data)
 
         if _function_hooks.n_registered or self._local_function_hooks:
             hooks = _function_hooks.active_hooks(self)
@@ -115,18 +146,34 @@ class FunctionNode:
         if outputs.__class__ is not tuple:
             raise TypeError(f'forward output must be a tuple ({self.label})\n'
                             f'Actual: {type(outputs)}')
-        if not all([y.__class__ is numpy.ndarray for y in outputs]):
-            self._check_output_types(outputs)
-        if config.debug:
+        for y in outputs:
+            if y.__class__ is not numpy.ndarray:
+                self._check_output_types(outputs)
+                break
+        if flags.debug:
             self._check_finite('Forward', outputs)
             self.stack = traceback.extract_stack()[:-1]
         for hook in hooks:
             hook.forward_postprocess(self, in_data)
 
-        ret = tuple([_new_output(y, requires_grad) for y in outputs])
-        if requires_grad and config.enable_backprop:
-            self._record(input_vars, ret, in_data, outputs)
+        if len(outputs) == 1:
+            y = _new_variable(Variable)  # _new_output, inlined
+            y._data = outputs[0]
+            y._vnode = y._grad_var = y._name = y._loss_scale = None
+            y._requires_grad = requires_grad
+            ret: tuple[Variable, ...] = (y,)
+        else:
+            ret = tuple([_new_output(y, requires_grad) for y in outputs])
+        if requires_grad and flags.enable_backprop:
+            self._record(inputs, ret, in_data, outputs)
         return ret
+
+    def _check_types(self, in_data: tuple[Any, ...]) -> None:
+        """Runs :meth:`check_type_forward` in light mode; explains a failure in full mode."""
+        try:
+            self.check_type_forward(type_check.LightTypeInfoTuple(in_data))
+        except Exception as error:  # noqa: BLE001 - diagnose re-raises with a message
+            type_check.diagnose(self.check_type_forward, in_data, self.label, 'Forward', error)
 
     def _check_output_types(self, outputs: tuple[Any, ...]) -> None:
         for y in outputs:
@@ -135,23 +182,35 @@ class FunctionNode:
                 raise TypeError(f'forward output must be a tuple of ndarrays ({self.label})\n'
                                 f'Actual: an output of type {type(y).__name__}')
 
-    def _record(self, input_vars: list[Variable], ret: tuple[Variable, ...],
+    def _record(self, inputs: tuple[Any, ...], ret: tuple[Variable, ...],
                 in_data: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
         """Wires this node into the graph between its inputs and outputs."""
-        nodes = [x._vnode or x.node for x in input_vars]
+        nodes = []
         rank = 0
-        for node in nodes:
+        for x in inputs:
+            if x.__class__ is Variable:
+                node = x._vnode
+                if node is None:
+                    node = x.node
+            elif x.__class__ is numpy.ndarray:
+                node = _constant_node(x)
+            else:
+                node = _as_input_variable(x).node
             if node._rank > rank:
                 rank = node._rank
+            nodes.append(node)
         self.rank = rank
         self.inputs = tuple(nodes)
-        output_refs = []
-        for y in ret:
-            node = y._vnode = VariableNode(y)
-            node.creator_node = self
-            node._rank = rank + 1
-            output_refs.append(weakref.ref(node))
-        self.outputs = tuple(output_refs)
+        rank += 1
+        if len(ret) == 1:
+            node = ret[0]._vnode = _output_node(ret[0], outputs[0], self, rank)
+            self.outputs = (weakref.ref(node),)
+        else:
+            output_refs = []
+            for y, array in zip(ret, outputs):
+                node = y._vnode = _output_node(y, array, self, rank)
+                output_refs.append(weakref.ref(node))
+            self.outputs = tuple(output_refs)
 
         retain = self._input_indexes_to_retain
         if retain is not None:
@@ -168,7 +227,7 @@ class FunctionNode:
         its configuration says 'never' or it declines."""
         kernel = _registry.kernels.get((self.__class__, in_data[0].__class__))
         if kernel is not None and (kernel.config_key is None
-                                   or getattr(config, kernel.config_key) != 'never'):
+                                   or _config_value(kernel.config_key) != 'never'):
             outputs = kernel.forward(self, in_data)
             if outputs is not Fallback:
                 return outputs
@@ -320,8 +379,12 @@ class FunctionNode:
         indexes = self._output_indexes_to_retain
         if indexes is None or self.outputs is None:
             return ()
-        ret: list[Any] = []  # None stands for an output without an array
         retained = self._retained_output_data
+        if len(indexes) == 1 and retained[0] is not None:  # type: ignore[index]
+            node = self.outputs[indexes[0]]()
+            if node is not None and node.data is not None:
+                return node.get_variable(),
+        ret: list[Any] = []  # None stands for an output without an array
         for position, index in enumerate(indexes):
             if retained[position] is None:  # type: ignore[index]
                 ret.append(None)  # an output without an array

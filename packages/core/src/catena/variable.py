@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
+from catena import variable_node as _variable_node
 from catena.backends import _registry
 from catena.variable_node import VariableNode
 
@@ -592,6 +593,8 @@ def as_array(obj: Any) -> Any:
         return obj.array
     return obj
 
+
+_variable_node._variable_class = Variable
 
 # `Parameter` lives in its own module; keep `catena.variable.Parameter` working.
 from catena.parameter import Parameter  # noqa: E402

@@ -88,10 +88,7 @@ class VariableNode:
         variable = self._variable()
         if variable is not None:
             return variable
-        from catena.variable import Variable
-
-        variable = Variable._from_node(self)
-        return variable
+        return _variable_class._from_node(self)  # type: ignore[no-any-return]
 
     def get_variable_or_none(self) -> Variable | None:
         """Returns the variable if it is still alive, else None."""
@@ -134,6 +131,52 @@ class VariableNode:
 
     def __repr__(self) -> str:
         return f'<VariableNode {self.name or ""} {self.label}>'
+
+
+def _output_node(variable: Variable, array: Any, creator: FunctionNode | None,
+                 rank: int) -> VariableNode:
+    """The node of a new output ``variable`` of ``creator`` (what ``__init__`` and
+    ``set_creator_node`` do, without their argument handling)."""
+    node = _new_node(VariableNode)
+    node._variable = weakref.ref(variable)
+    node.creator_node = creator
+    node.data = None
+    node.name = None
+    node._rank = rank
+    node._requires_grad = variable._requires_grad
+    node._old_style_grad_generator = None
+    node.shape = None if array is None else array.shape
+    node.dtype = None if array is None else array.dtype
+    return node
+
+
+def _constant_node(array: Any) -> VariableNode:
+    """The node of an array input of a function (a constant).
+
+    ``apply`` would wrap the array in a Variable that does not require grad,
+    which dies when ``apply`` returns; the node is built with a weak reference
+    that is dead already (``get_variable`` rebuilds a variable as it would).
+    """
+    node = _new_node(VariableNode)
+    node._variable = _dead_reference
+    node.creator_node = None
+    node.data = None
+    node.name = None
+    node._rank = 0
+    node._requires_grad = False
+    node._old_style_grad_generator = None
+    node.shape = array.shape
+    node.dtype = array.dtype
+    return node
+
+
+class _Collected:
+    pass
+
+
+_new_node = object.__new__
+_dead_reference: weakref.ref[Any] = weakref.ref(_Collected())
+_variable_class: Any = None  # catena.variable.Variable, set when that module is imported
 
 
 def _reject_removed_arguments(kwargs: dict[str, Any]) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from catena import backend
 from catena.function_node import FunctionNode
 from catena.utils import force_array, type_check
@@ -17,9 +19,18 @@ class Tanh(FunctionNode):
         type_check._argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
 
+    @staticmethod
+    def _accepts_types(in_data: tuple[Any, ...]) -> bool:
+        return len(in_data) == 1 and in_data[0].__class__ is numpy.ndarray \
+            and in_data[0].dtype.kind == 'f'
+
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_outputs((0,))
-        return force_array(backend.get_array_module(inputs[0]).tanh(inputs[0])),
+        self._output_indexes_to_retain = (0,)
+        x = inputs[0]
+        if x.__class__ is numpy.ndarray:
+            y = numpy.tanh(x)
+            return (y if y.__class__ is numpy.ndarray else force_array(y)),
+        return force_array(backend.get_array_module(x).tanh(x)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         y, = self.get_retained_outputs()
@@ -32,7 +43,7 @@ class TanhGrad(FunctionNode):
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self.retain_inputs((0, 1))
         y, gy = inputs
-        xp = backend.get_array_module(y)
+        xp = numpy if y.__class__ is numpy.ndarray else backend.get_array_module(y)
         gx = force_array(y * y)
         xp.subtract(y.dtype.type(1), gx, out=gx)
         gx *= gy

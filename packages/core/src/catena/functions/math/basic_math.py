@@ -36,6 +36,16 @@ def _check_unary(in_types: Any) -> None:
     type_check.expect(in_types[0].dtype.kind == 'f')
 
 
+def _same_float_arrays(in_data: tuple[Any, ...]) -> bool:
+    """Whether the inputs are two NumPy arrays of one shape and one float dtype
+    (then :func:`_check_arithmetic` passes)."""
+    if len(in_data) != 2:
+        return False
+    lhs, rhs = in_data
+    return lhs.__class__ is numpy.ndarray and rhs.__class__ is numpy.ndarray \
+        and lhs.dtype is rhs.dtype and lhs.dtype.kind == 'f' and lhs.shape == rhs.shape
+
+
 class Neg(FunctionNode):
 
     @property
@@ -83,14 +93,24 @@ class Add(FunctionNode):
         type_check.expect(lhs.dtype == rhs.dtype)
         type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
 
+    @staticmethod
+    def _accepts_types(in_data: tuple[Any, ...]) -> bool:
+        if len(in_data) != 2:
+            return False
+        lhs, rhs = in_data
+        return lhs.__class__ is numpy.ndarray and rhs.__class__ is numpy.ndarray \
+            and lhs.dtype is rhs.dtype and lhs.shape == rhs.shape
+
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x0, x1 = inputs
         self.shapes = (x0.shape, x1.shape)
-        return force_array(x0 + x1),
+        y = x0 + x1
+        return (y if y.__class__ is numpy.ndarray else force_array(y)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         gy, = grad_outputs
-        return tuple([sum_to(gy, self.shapes[i]) for i in indexes])
+        shapes = self.shapes
+        return tuple([_sum_to(gy, shapes[i]) for i in indexes])
 
 
 class MultiAdd(FunctionNode):
@@ -189,14 +209,22 @@ class Mul(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         _check_arithmetic(in_types)
 
+    _accepts_types = staticmethod(_same_float_arrays)
+
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        self.retain_inputs((0, 1))
+        self._input_indexes_to_retain = (0, 1)
         x0, x1 = inputs
-        return force_array(x0 * x1),
+        y = x0 * x1
+        return (y if y.__class__ is numpy.ndarray else force_array(y)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
-        x0, x1 = self.get_retained_inputs()
         gy, = grad_outputs
+        nodes: Any = self.inputs
+        if indexes == (0,) and self._input_indexes_to_retain == (0, 1) \
+                and nodes[0].data is not None and nodes[1].data is not None:
+            # x * constant: only the constant's variable is needed.
+            return _sum_to(Mul().apply((gy, nodes[1].get_variable()))[0], nodes[0].shape),
+        x0, x1 = self.get_retained_inputs()
         ret = []
         for i in indexes:
             if i == 0:
@@ -353,6 +381,13 @@ class MatMulVarVar(MatMul):
         return '_ @ _'
 
 
+def _sum_to(x: Any, shape: tuple[int, ...]) -> Variable:
+    """:func:`sum_to`, with no call when ``x`` is a Variable of that shape already."""
+    if x.__class__ is Variable and x._data.shape == shape:
+        return x
+    return sum_to(x, shape)
+
+
 def _convert_value_to_string(value: Any) -> str:
     """How a constant operand appears in a label: ``2``, ``(-2.0)`` or ``constant array``."""
     if isinstance(value, Variable):
@@ -429,6 +464,9 @@ def add(*xs: Any) -> Variable:
 
 
 def _add(self: Variable, rhs: Any) -> Variable:
+    if rhs.__class__ is Variable or (rhs.__class__ is numpy.ndarray
+                                     and rhs.dtype is self._data.dtype):
+        return Add().apply((self, rhs))[0]
     rhs = _operand(self, rhs, '+')
     if isinstance(rhs, Variable):
         return Add().apply((self, rhs))[0]
@@ -450,6 +488,9 @@ def _rsub(self: Variable, lhs: Any) -> Variable:
 
 
 def _mul(self: Variable, rhs: Any) -> Variable:
+    if rhs.__class__ is Variable or (rhs.__class__ is numpy.ndarray
+                                     and rhs.dtype is self._data.dtype):
+        return Mul().apply((self, rhs))[0]
     rhs = _operand(self, rhs, '*')
     if isinstance(rhs, Variable):
         return Mul().apply((self, rhs))[0]
