@@ -177,6 +177,7 @@ def cases() -> list[dict[str, Any]]:
         {
             "name": "elementwise_chain/forward+backward",
             "ops": N_OPS,
+            "target": 1.3,
             "catena": catena_forward_backward,
             "torch": torch_forward_backward,
             "check": check_gradients,
@@ -184,6 +185,7 @@ def cases() -> list[dict[str, Any]]:
         {
             "name": "elementwise_chain/forward-no-grad",
             "ops": N_OPS,
+            "target": 1.0,
             "catena": catena_forward_no_grad,
             "torch": torch_forward_no_grad,
         },
