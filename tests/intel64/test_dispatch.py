@@ -207,5 +207,7 @@ def test_every_kernel_module_is_registered_by_the_plugin() -> None:
     _registry.kernels.get((None, None))  # loads the plugins and builds the tables
     for name in kernels.MODULES:
         module = importlib.import_module(f'catena_intel64.kernels.{name}')
-        for node_class, forward in module.registrations():
-            assert _registry.kernels[(node_class, numpy.ndarray)].forward is forward, name
+        for node_class, forward, *auto_min_size in module.registrations():
+            kernel = _registry.kernels[(node_class, numpy.ndarray)]
+            assert kernel.forward is forward, name
+            assert kernel.auto_min_size == (auto_min_size or [0])[0], name

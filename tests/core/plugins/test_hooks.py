@@ -287,6 +287,38 @@ def test_hook_catena_register_kernels_gated_by_config(load_plugins):
         del catena.global_config.toy_kernels
 
 
+def test_kernel_auto_min_size_skips_small_calls_under_auto_only(load_plugins):
+    calls = []
+
+    def fake_scale(node, inputs):
+        calls.append(inputs[0].size)
+        return (inputs[0] * 2).view(FakeArray),
+
+    class KernelPlugin:
+        @hookimpl
+        def catena_config_defaults(self):
+            return {'toy_kernels': 'auto'}
+
+        @hookimpl
+        def catena_register_kernels(self):
+            return [Kernel(Scale, FakeDevice, fake_scale, config_key='toy_kernels',
+                           auto_min_size=4)]
+
+    load_plugins(kernels=KernelPlugin())
+    try:
+        small, large = (FakeDevice().send_array(np.ones(n, np.float32)) for n in (3, 4))
+        for x in (small, large):
+            y, = Scale().apply((x,))
+            np.testing.assert_array_equal(y.array.view(np.ndarray), np.full(x.size, 2))
+        with catena.using_config('toy_kernels', 'always'):
+            Scale().apply((small,))
+        with catena.using_config('toy_kernels', 'never'):
+            Scale().apply((large,))
+        assert calls == [4, 3]
+    finally:
+        del catena.global_config.toy_kernels
+
+
 def test_hook_catena_register_kernels_for_an_update_rule(load_plugins):
     """A kernel registered for an UpdateRule class replaces its update, may decline,
     is gated by its configuration key, and never serves a user's subclass."""

@@ -226,14 +226,23 @@ class FunctionNode:
         """Runs the kernel registered for the inputs' device type, if any, unless
         its configuration says 'never' or it declines."""
         kernel = _registry.kernels.get((self.__class__, in_data[0].__class__))
-        if kernel is not None and (kernel.config_key is None
-                                   or _config_value(kernel.config_key) != 'never'):
+        if kernel is not None and self._kernel_wanted(kernel, in_data[0]):
             outputs = kernel.forward(self, in_data)
             if outputs is not Fallback:
                 return outputs
             self._input_indexes_to_retain = None
             self._output_indexes_to_retain = None
         return self.forward(in_data)
+
+    @staticmethod
+    def _kernel_wanted(kernel: Any, first: Any) -> bool:
+        """Whether ``kernel``'s level lets it run on inputs led by the array ``first``."""
+        if kernel.config_key is None:
+            return True
+        level = _config_value(kernel.config_key)
+        if level == 'auto':
+            return bool(first.size >= kernel.auto_min_size)
+        return bool(level != 'never')
 
     def _check_same_device(self, in_data: tuple[Any, ...]) -> None:
         from catena import backend

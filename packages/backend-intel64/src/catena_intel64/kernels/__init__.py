@@ -6,7 +6,9 @@ devices hold the same arrays) while ``catena.config.use_ideep`` is not
 ``'never'``, and returns :data:`catena.Fallback` for what oneDNN does not
 cover, so that the generic code runs instead. Every module named in
 :data:`MODULES` has ``registrations()``: ``(FunctionNode class, kernel)``
-pairs.
+pairs, or ``(FunctionNode class, kernel, auto_min_size)`` triples for kernels
+that decline every array smaller than that under ``use_ideep='auto'`` (the core
+then skips calling them).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def all_kernels() -> list[Kernel]:
     kernels = []
     for name in MODULES:
         module = importlib.import_module(f'{__name__}.{name}')
-        for node_class, forward in module.registrations():
-            kernels.append(Kernel(node_class, CpuDevice, forward, 'use_ideep'))
+        for node_class, forward, *auto_min_size in module.registrations():
+            kernels.append(Kernel(node_class, CpuDevice, forward, 'use_ideep',
+                                  *auto_min_size))
     return kernels

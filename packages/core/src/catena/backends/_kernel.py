@@ -56,9 +56,14 @@ class Kernel:
             ``'never'`` skips it; ``'auto'`` and ``'always'`` call it and the
             kernel may read the level itself). None means the device type's
             ``kernel_config_key``.
+        auto_min_size: Under the level ``'auto'``, a call whose first input
+            has fewer elements goes straight to the generic code, without
+            calling ``forward`` (which would decline it): the size from which
+            the kernel beats the generic code.
     """
 
     function_node: type
     device_type: type
     forward: Callable[[Any, tuple[Any, ...]], Any]
     config_key: str | None = None
+    auto_min_size: float = 0

@@ -74,8 +74,8 @@ def elu_grad(node: Any, inputs: tuple[Any, ...]) -> Any:
     return outputs
 
 
-def registrations() -> list[tuple[type, Any]]:
+def registrations() -> list[tuple[type, Any, float]]:
     """The kernels of this module, by the FunctionNode class they implement."""
     from catena.functions.activation import elu as nodes
 
-    return [(nodes.ELU, elu), (nodes.ELUGrad, elu_grad)]
+    return [(nodes.ELU, elu, THRESHOLD), (nodes.ELUGrad, elu_grad, GRAD_THRESHOLD)]

@@ -47,8 +47,9 @@ def leaky_relu_grad(node: Any, inputs: tuple[Any, ...]) -> Any:
     return _eltwise.multiply(node, gy, node.coefficient, 'leaky_relu_grad', GRAD_THRESHOLD)
 
 
-def registrations() -> list[tuple[type, Any]]:
+def registrations() -> list[tuple[type, Any, float]]:
     """The kernels of this module, by the FunctionNode class they implement."""
     from catena.functions.activation import leaky_relu as nodes
 
-    return [(nodes.LeakyReLU, leaky_relu), (nodes._LeakyReLUGrad, leaky_relu_grad)]
+    return [(nodes.LeakyReLU, leaky_relu, THRESHOLD),
+            (nodes._LeakyReLUGrad, leaky_relu_grad, GRAD_THRESHOLD)]

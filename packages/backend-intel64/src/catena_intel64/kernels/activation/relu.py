@@ -45,8 +45,8 @@ def relu_grad(node: Any, inputs: tuple[Any, ...]) -> Any:
     return _eltwise.multiply(node, gy, node.coefficient, 'relu_grad', GRAD_THRESHOLD)
 
 
-def registrations() -> list[tuple[type, Any]]:
+def registrations() -> list[tuple[type, Any, float]]:
     """The kernels of this module, by the FunctionNode class they implement."""
     from catena.functions.activation import relu as nodes
 
-    return [(nodes.ReLU, relu), (nodes.ReLUGrad2, relu_grad)]
+    return [(nodes.ReLU, relu, THRESHOLD), (nodes.ReLUGrad2, relu_grad, GRAD_THRESHOLD)]

@@ -51,8 +51,9 @@ def sigmoid_grad(node: Any, inputs: tuple[Any, ...]) -> Any:
     return outputs
 
 
-def registrations() -> list[tuple[type, Any]]:
+def registrations() -> list[tuple[type, Any, float]]:
     """The kernels of this module, by the FunctionNode class they implement."""
     from catena.functions.activation import sigmoid as nodes
 
-    return [(nodes.Sigmoid, sigmoid), (nodes.SigmoidGrad, sigmoid_grad)]
+    return [(nodes.Sigmoid, sigmoid, THRESHOLD),
+            (nodes.SigmoidGrad, sigmoid_grad, GRAD_THRESHOLD)]

@@ -46,8 +46,8 @@ def tanh_grad(node: Any, inputs: tuple[Any, ...]) -> Any:
     return outputs
 
 
-def registrations() -> list[tuple[type, Any]]:
+def registrations() -> list[tuple[type, Any, float]]:
     """The kernels of this module, by the FunctionNode class they implement."""
     from catena.functions.activation import tanh as nodes
 
-    return [(nodes.Tanh, tanh), (nodes.TanhGrad, tanh_grad)]
+    return [(nodes.Tanh, tanh, THRESHOLD), (nodes.TanhGrad, tanh_grad, GRAD_THRESHOLD)]

@@ -91,8 +91,8 @@ def multi_add(node: Any, inputs: tuple[Any, ...]) -> Any:
     return y,
 
 
-def registrations() -> list[tuple[type, Any]]:
+def registrations() -> list[tuple[type, Any, float]]:
     """The kernels of this module, by the FunctionNode class they implement."""
     from catena.functions.math import basic_math as nodes
 
-    return [(nodes.Add, add), (nodes.MultiAdd, multi_add)]
+    return [(nodes.Add, add, AUTO_MIN_ELEMENTS), (nodes.MultiAdd, multi_add, AUTO_MIN_ELEMENTS)]
