@@ -14,6 +14,8 @@ import pathlib
 import pytest
 
 _TESTS = pathlib.Path(__file__).resolve().parent
+# This process's share and every test file's share.
+_SHARE = pytest.StashKey[tuple[int, dict[pathlib.Path, int]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,9 +52,6 @@ def pytest_configure(config: pytest.Config) -> None:
         index, count = _parse(value)
         files = [p.resolve() for p in _TESTS.rglob('test_*.py')]
         config.stash[_SHARE] = (index, split(files, count))
-
-
-_SHARE = pytest.StashKey[tuple[int, dict[pathlib.Path, int]]]()
 
 
 def pytest_ignore_collect(collection_path: pathlib.Path, config: pytest.Config) -> bool | None:

@@ -5,6 +5,7 @@ monkeypatched, nothing is installed); the installed plugins are left out, and
 the real plugin state is restored afterwards.
 """
 
+import contextlib
 import io
 import types
 
@@ -258,13 +259,10 @@ def test_hook_catena_register_kernels(load_plugins):
     assert calls == [] and Scale.generic_calls == 3
 
 
-def test_hook_catena_register_kernels_gated_by_config(load_plugins):
-    calls = []
-
-    def fake_scale(node, inputs):
-        calls.append(catena.config.toy_kernels)
-        return (inputs[0] * 2).view(FakeArray),
-
+@contextlib.contextmanager
+def _toy_kernels(load_plugins, *kernels):
+    """Loads a plugin with these kernels and the configuration key ``toy_kernels``
+    (default ``'auto'``), which is removed again on exit."""
     class KernelPlugin:
         @hookimpl
         def catena_config_defaults(self):
@@ -272,10 +270,24 @@ def test_hook_catena_register_kernels_gated_by_config(load_plugins):
 
         @hookimpl
         def catena_register_kernels(self):
-            return [Kernel(Scale, FakeDevice, fake_scale, config_key='toy_kernels')]
+            return list(kernels)
 
     load_plugins(kernels=KernelPlugin())
     try:
+        yield
+    finally:
+        del catena.global_config.toy_kernels
+
+
+def test_hook_catena_register_kernels_gated_by_config(load_plugins):
+    calls = []
+
+    def fake_scale(node, inputs):
+        calls.append(catena.config.toy_kernels)
+        return (inputs[0] * 2).view(FakeArray),
+
+    with _toy_kernels(load_plugins, Kernel(Scale, FakeDevice, fake_scale,
+                                           config_key='toy_kernels')):
         x = FakeDevice().send_array(np.ones(2, np.float32))
         Scale().apply((x,))
         with catena.using_config('toy_kernels', 'never'):
@@ -283,8 +295,6 @@ def test_hook_catena_register_kernels_gated_by_config(load_plugins):
         with catena.using_config('toy_kernels', 'always'):
             Scale().apply((x,))
         assert calls == ['auto', 'always']
-    finally:
-        del catena.global_config.toy_kernels
 
 
 def test_kernel_auto_min_size_skips_small_calls_under_auto_only(load_plugins):
@@ -294,18 +304,8 @@ def test_kernel_auto_min_size_skips_small_calls_under_auto_only(load_plugins):
         calls.append(inputs[0].size)
         return (inputs[0] * 2).view(FakeArray),
 
-    class KernelPlugin:
-        @hookimpl
-        def catena_config_defaults(self):
-            return {'toy_kernels': 'auto'}
-
-        @hookimpl
-        def catena_register_kernels(self):
-            return [Kernel(Scale, FakeDevice, fake_scale, config_key='toy_kernels',
-                           auto_min_size=4)]
-
-    load_plugins(kernels=KernelPlugin())
-    try:
+    with _toy_kernels(load_plugins, Kernel(Scale, FakeDevice, fake_scale,
+                                           config_key='toy_kernels', auto_min_size=4)):
         small, large = (FakeDevice().send_array(np.ones(n, np.float32)) for n in (3, 4))
         for x in (small, large):
             y, = Scale().apply((x,))
@@ -315,8 +315,6 @@ def test_kernel_auto_min_size_skips_small_calls_under_auto_only(load_plugins):
         with catena.using_config('toy_kernels', 'never'):
             Scale().apply((large,))
         assert calls == [4, 3]
-    finally:
-        del catena.global_config.toy_kernels
 
 
 def test_hook_catena_register_kernels_for_an_update_rule(load_plugins):
@@ -336,18 +334,9 @@ def test_hook_catena_register_kernels_for_an_update_rule(load_plugins):
         param.array[...] = param.array - np.float32(10) * param.grad
         return None
 
-    class KernelPlugin:
-        @hookimpl
-        def catena_config_defaults(self):
-            return {'toy_kernels': 'auto'}
-
-        @hookimpl
-        def catena_register_kernels(self):
-            return [Kernel(SGDRule, FakeDevice, fused_sgd, config_key='toy_kernels')]
-
-    load_plugins(kernels=KernelPlugin())
     fake = FakeDevice()
-    try:
+    with _toy_kernels(load_plugins, Kernel(SGDRule, FakeDevice, fused_sgd,
+                                           config_key='toy_kernels')):
         def updated(rule_class, dtype):
             param = catena.Parameter(fake.send(np.ones(2, dtype)))
             param.grad = fake.send(np.full(2, 0.5, dtype))
@@ -367,8 +356,6 @@ def test_hook_catena_register_kernels_for_an_update_rule(load_plugins):
 
         assert updated(MySGDRule, np.float32) == generic
         assert calls == ['used', 'declined']
-    finally:
-        del catena.global_config.toy_kernels
 
 
 def test_hook_catena_register_kernels_unknown_device_is_a_problem(load_plugins):

@@ -15,7 +15,7 @@ from catena.backends._kernel import Fallback
 from catena.configuration import config, flags
 from catena.utils import type_check
 from catena.variable import Variable
-from catena.variable_node import VariableNode, _constant_node, _output_node
+from catena.variable_node import VariableNode, _bare_node, _dead_reference
 
 _new_variable = object.__new__
 
@@ -156,8 +156,8 @@ class FunctionNode:
         for hook in hooks:
             hook.forward_postprocess(self, in_data)
 
-        if len(outputs) == 1:
-            y = _new_variable(Variable)  # _new_output, inlined
+        if len(outputs) == 1:  # the common case, without a call per output
+            y = _new_variable(Variable)
             y._data = outputs[0]
             y._vnode = y._grad_var = y._name = y._loss_scale = None
             y._requires_grad = requires_grad
@@ -193,7 +193,7 @@ class FunctionNode:
                 if node is None:
                     node = x.node
             elif x.__class__ is numpy.ndarray:
-                node = _constant_node(x)
+                node = _bare_node(_dead_reference, None, 0, False, x)
             else:
                 node = _as_input_variable(x).node
             if node._rank > rank:
@@ -202,13 +202,15 @@ class FunctionNode:
         self.rank = rank
         self.inputs = tuple(nodes)
         rank += 1
-        if len(ret) == 1:
-            node = ret[0]._vnode = _output_node(ret[0], outputs[0], self, rank)
+        if len(ret) == 1:  # the common case, without the loop's list
+            y = ret[0]
+            node = y._vnode = _bare_node(weakref.ref(y), self, rank, y._requires_grad, outputs[0])
             self.outputs = (weakref.ref(node),)
         else:
             output_refs = []
             for y, array in zip(ret, outputs):
-                node = y._vnode = _output_node(y, array, self, rank)
+                node = y._vnode = _bare_node(weakref.ref(y), self, rank, y._requires_grad,
+                                             array)
                 output_refs.append(weakref.ref(node))
             self.outputs = tuple(output_refs)
 

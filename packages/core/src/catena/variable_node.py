@@ -133,40 +133,25 @@ class VariableNode:
         return f'<VariableNode {self.name or ""} {self.label}>'
 
 
-def _output_node(variable: Variable, array: Any, creator: FunctionNode | None,
-                 rank: int) -> VariableNode:
-    """The node of a new output ``variable`` of ``creator`` (what ``__init__`` and
-    ``set_creator_node`` do, without their argument handling)."""
+def _bare_node(variable_ref: Any, creator: FunctionNode | None, rank: int,
+               requires_grad: bool, array: Any) -> VariableNode:
+    """A node built without ``__init__``'s argument handling, for ``FunctionNode.apply``.
+
+    For an output: a weak reference to its variable, its creator and rank.
+    For an array input (a constant): :data:`_dead_reference`, no creator,
+    rank 0. ``apply`` would have wrapped the array in a Variable that dies
+    when it returns; ``get_variable`` rebuilds one, as it would then.
+    """
     node = _new_node(VariableNode)
-    node._variable = weakref.ref(variable)
+    node._variable = variable_ref
     node.creator_node = creator
     node.data = None
     node.name = None
     node._rank = rank
-    node._requires_grad = variable._requires_grad
+    node._requires_grad = requires_grad
     node._old_style_grad_generator = None
     node.shape = None if array is None else array.shape
     node.dtype = None if array is None else array.dtype
-    return node
-
-
-def _constant_node(array: Any) -> VariableNode:
-    """The node of an array input of a function (a constant).
-
-    ``apply`` would wrap the array in a Variable that does not require grad,
-    which dies when ``apply`` returns; the node is built with a weak reference
-    that is dead already (``get_variable`` rebuilds a variable as it would).
-    """
-    node = _new_node(VariableNode)
-    node._variable = _dead_reference
-    node.creator_node = None
-    node.data = None
-    node.name = None
-    node._rank = 0
-    node._requires_grad = False
-    node._old_style_grad_generator = None
-    node.shape = array.shape
-    node.dtype = array.dtype
     return node
 
 

@@ -158,13 +158,20 @@ def im2col_nd_channel_major(img: Any, ksize: Sequence[int], stride: Sequence[int
     ``(c * K, n * L)``, so that a convolution is a single matrix product.
     """
     padded, outs, dilate = _padded_image(img, ksize, stride, pad, 0, cover_all, dilate, outs)
-    nd = len(outs)
     col = backend.get_array_module(img).empty(
         (img.shape[1],) + tuple(ksize) + (img.shape[0],) + tuple(outs), dtype=img.dtype)
-    # The same array seen as (n, c, *ksize, *outs).
-    view = col.transpose((nd + 1, 0) + tuple(range(1, nd + 1)) + tuple(range(nd + 2, 2 * nd + 2)))
-    _fill_columns(view, padded, ksize, stride, dilate, outs)
+    _fill_columns(batch_first_view(col), padded, ksize, stride, dilate, outs)
     return col
+
+
+def batch_first_view(col: Any) -> Any:
+    """Channel-major columns ``(c, *ksize, n, *outs)`` seen as ``(n, c, *ksize, *outs)``.
+
+    The view (no copy) is what :func:`col2im_nd_generic` reads.
+    """
+    nd = (col.ndim - 2) // 2
+    return col.transpose((nd + 1, 0) + tuple(range(1, nd + 1)) +
+                         tuple(range(nd + 2, 2 * nd + 2)))
 
 
 def _padded_image(img: Any, ksize: Sequence[int], stride: Sequence[int], pad: Sequence[int],

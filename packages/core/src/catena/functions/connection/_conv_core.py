@@ -223,10 +223,7 @@ def deconvolution(x: Any, W: Any, b: Any, stride: tuple[int, ...], pad: tuple[in
         return _batch_major(col, n, x.dtype, b).reshape((n, c_out) + tuple(outs))
     if col.dtype != x.dtype:
         col = col.astype(x.dtype)
-    nd = len(ksize)
-    col = col.reshape((c_out,) + ksize + (n,) + dims)
-    # Seen as (n, c_out, *ksize, *dims), as col2im reads it.
-    col = col.transpose((nd + 1, 0) + tuple(range(1, nd + 1)) + tuple(range(nd + 2, 2 * nd + 2)))
+    col = conv.batch_first_view(col.reshape((c_out,) + ksize + (n,) + dims))
     y = conv.col2im_nd_generic(col, stride, pad, outs, dilate)
     if b is not None:
         y += b.reshape((1, c_out) + (1,) * len(outs))

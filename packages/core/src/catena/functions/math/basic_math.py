@@ -36,14 +36,19 @@ def _check_unary(in_types: Any) -> None:
     type_check.expect(in_types[0].dtype.kind == 'f')
 
 
-def _same_float_arrays(in_data: tuple[Any, ...]) -> bool:
-    """Whether the inputs are two NumPy arrays of one shape and one float dtype
-    (then :func:`_check_arithmetic` passes)."""
+def _same_arrays(in_data: tuple[Any, ...]) -> bool:
+    """Whether the inputs are two NumPy arrays of one shape and one dtype
+    (then :meth:`Add.check_type_forward` passes)."""
     if len(in_data) != 2:
         return False
     lhs, rhs = in_data
     return lhs.__class__ is numpy.ndarray and rhs.__class__ is numpy.ndarray \
-        and lhs.dtype is rhs.dtype and lhs.dtype.kind == 'f' and lhs.shape == rhs.shape
+        and lhs.dtype is rhs.dtype and lhs.shape == rhs.shape
+
+
+def _same_float_arrays(in_data: tuple[Any, ...]) -> bool:
+    """:func:`_same_arrays` of a float dtype (then :func:`_check_arithmetic` passes)."""
+    return _same_arrays(in_data) and in_data[0].dtype.kind == 'f'
 
 
 class Neg(FunctionNode):
@@ -93,13 +98,7 @@ class Add(FunctionNode):
         type_check.expect(lhs.dtype == rhs.dtype)
         type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
 
-    @staticmethod
-    def _accepts_types(in_data: tuple[Any, ...]) -> bool:
-        if len(in_data) != 2:
-            return False
-        lhs, rhs = in_data
-        return lhs.__class__ is numpy.ndarray and rhs.__class__ is numpy.ndarray \
-            and lhs.dtype is rhs.dtype and lhs.shape == rhs.shape
+    _accepts_types = staticmethod(_same_arrays)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         x0, x1 = inputs
