@@ -12,12 +12,15 @@ Sessions:
     ruff on the packages, the tests, the benchmarks and this file.
 ``typecheck``
     mypy on ``packages/*/src`` (configured in the root ``pyproject.toml``).
-``tests-core(numpy='2')``, ``tests-core(numpy='1.26')``
+``tests-core(numpy='2', engine='compiled')``, ``tests-core(numpy='1.26', engine='compiled')``,
+``tests-core(numpy='2', engine='python')``
     a fresh venv holding ONLY the ``catena`` distribution (installed from its
-    source tree as a user would get it, not editable) and the test tools; checks
-    that no plugin is installed, then runs ``pytest tests/core`` with pairwise
-    parameter grids. This proves the core works alone, on NumPy 2 and on
-    NumPy 1.26.
+    source tree as a user would get it, not editable, which compiles its C
+    engine) and the test tools; checks that no plugin is installed and that
+    the engine asked for is the one that runs (``CATENA_ENGINE``), then runs
+    ``pytest tests/core`` with pairwise parameter grids. This proves the core
+    works alone, on NumPy 2 and on NumPy 1.26, with the compiled engine and
+    with the pure-Python one.
 ``tests``
     all five distributions installed editable with onnxruntime, h5py,
     matplotlib and scikit-learn; runs ``pytest tests`` (the full parameter
@@ -59,7 +62,7 @@ process with its output as it comes.
 
 Every session runs on the Python that runs nox (3.10 or newer); pick another
 with ``nox -P 3.12``. NumPy 1.26 has no wheels for Python 3.13 and newer, so
-there ``tests-core(numpy='1.26')`` and ``chainer-suite`` skip with a message.
+there ``tests-core(numpy='1.26', engine='compiled')`` and ``chainer-suite`` skip with a message.
 Arguments after ``--`` go to pytest in the test sessions
 (``nox -s tests -- -x -k relu``).
 """
@@ -121,6 +124,11 @@ NUMPY_SPECS = {"2": "numpy>=2", "1.26": "numpy==1.26.*"}
 # The newest Python that NumPy 1.26 publishes wheels for.
 NUMPY_126_LAST_PYTHON = (3, 12)
 
+# CATENA_ENGINE=compiled fails at import when the C engine did not build.
+ENGINE_CHECK = (
+    "import catena._engine as e, catena; "
+    "assert e.name == '{engine}', e.description(); print('engine:', e.description())"
+)
 NO_PLUGIN_CHECK = (
     "import importlib.metadata as m; "
     "eps = list(m.entry_points(group='catena')); "
@@ -246,9 +254,9 @@ def typecheck(session: nox.Session) -> None:
 
 
 @nox.session(name="tests-core", python=PYTHON)
-@nox.parametrize("numpy", list(NUMPY_SPECS))
-def tests_core(session: nox.Session, numpy: str) -> None:
-    """Test the core alone (no plugin installed) on one NumPy major line."""
+@nox.parametrize("numpy, engine", [("2", "compiled"), ("1.26", "compiled"), ("2", "python")])
+def tests_core(session: nox.Session, numpy: str, engine: str) -> None:
+    """Test the core alone (no plugin installed) on one NumPy major line and one engine."""
     if numpy == "1.26":
         _skip_without_numpy_126(session)
     core = _package_dir(session, "catena")
@@ -262,7 +270,9 @@ def tests_core(session: nox.Session, numpy: str) -> None:
         f"import numpy; assert numpy.__version__.startswith('{numpy}'), numpy.__version__",
     )
     session.run("python", "-c", NO_PLUGIN_CHECK)
-    failed = _pytest_sharded(session, "tests/core", *session.posargs, env=PAIRWISE)
+    env = {**PAIRWISE, "CATENA_ENGINE": engine}
+    session.run("python", "-c", ENGINE_CHECK.format(engine=engine), env=env)
+    failed = _pytest_sharded(session, "tests/core", *session.posargs, env=env)
     if failed:
         session.error("failed: " + "; ".join(failed))
 

@@ -41,7 +41,11 @@ def test_info_with_installed_plugins():
     assert lines[0] == f'catena: {catena.__version__}'
     assert lines[1].startswith(f'Python: {platform.python_version()} (')
     assert f' on {platform.platform()}' in lines[1]
-    assert lines[2].startswith(f'NumPy: {np.__version__} (BLAS')
+    assert lines[2] in ('Engine: compiled (CATENA_ENGINE=auto)',
+                        'Engine: compiled (CATENA_ENGINE=compiled)',
+                        'Engine: python (CATENA_ENGINE=python)') \
+        or lines[2].startswith('Engine: python (the compiled engine cannot be used (')
+    assert lines[3].startswith(f'NumPy: {np.__version__} (BLAS')
     found = sections(lines)
     plugins = [PLUGIN_LINE.match(line) for line in found['Plugins']]
     assert all(plugins), found['Plugins']

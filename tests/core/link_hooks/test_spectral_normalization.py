@@ -191,7 +191,9 @@ def test_v_is_kept_and_reproduced_exactly_when_recomputing(dtype):
         y_again = link(x).array
     np.testing.assert_array_equal(link.W_u, u_train)
     np.testing.assert_array_equal(hook.v, v_train)
-    np.testing.assert_array_equal(y_again, y_train)
+    # The same weight again; the product may differ in the last bit with the
+    # buffers' alignment, which BLAS kernels may depend on.
+    np.testing.assert_allclose(y_again, y_train, rtol=1e-6, atol=1e-7)
     with catena.using_config('train', False):
         link(x)
         v_test = hook.v.copy()

@@ -60,11 +60,12 @@ def test_agrees_with_the_generic_path(shape: tuple[int, ...], n: int) -> None:
     assert _primitive.calls['add'] - before == n - 1
     assert type(node) is (nodes.Add if n == 2 else nodes.MultiAdd)
     assert node.implementation.startswith('oneDNN add (')
-    assert list(node.shapes) == [shape] * n
     before = _primitive.calls['add']
     y_ref, gxs_ref, node_ref = _run('never', xs, gy)
     assert _primitive.calls['add'] == before
-    assert list(node_ref.shapes) == list(node.shapes)
+    if n > 2:  # MultiAdd's backward reads the shapes it stored; Add's reads its input nodes
+        assert list(node.shapes) == [shape] * n
+        assert list(node_ref.shapes) == list(node.shapes)
     assert y.shape == shape and y.dtype == numpy.float32
     numpy.testing.assert_allclose(y, y_ref, rtol=1e-6, atol=1e-6)
     for gx, gx_ref in zip(gxs, gxs_ref):

@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from catena import _function_hooks
+from catena import _engine, _function_hooks
 from catena.configuration import config, flags, using_config
 from catena.variable import Variable
 from catena.variable_node import VariableNode
@@ -288,94 +288,8 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
                 node = y.node
                 if node.creator_node is None and grads.get(node) is y._grad_var:
                     del grads[node]
-        pop = grads.pop
-        heappop = heapq.heappop
-        heappush = heapq.heappush
-        # The node to process next is kept out of the heap when it is known to
-        # have the highest rank: in a chain the heap is then never touched.
-        ready = None
-        while True:
-            if ready is not None:
-                func = ready
-                ready = None
-            elif heap:
-                func = heappop(heap)[2]
-            else:
-                break
-            refs = func.outputs
-            if len(refs) == 1:
-                node = refs[0]()
-                # An output that was unchained no longer passes gradients to func.
-                gy = None if node is None or node.creator_node is not func else pop(node, None)
-                if gy is None:
-                    continue
-                output_nodes: Any = (node,)
-                gys: Any = (gy,)
-            else:
-                output_nodes = [ref() for ref in refs]
-                gys = tuple([None if node is None or node.creator_node is not func
-                             else pop(node, None) for node in output_nodes])
-                if all([gy is None for gy in gys]):
-                    continue
-            if targets is not None:
-                _collect_targets(output_nodes, gys, targets, found)
-            if retain_grad:
-                _retain_output_grads(output_nodes, gys)
-            in_nodes = func.inputs
-            if len(in_nodes) == 1:
-                target_indexes: Any = (0,) if in_nodes[0]._requires_grad else ()
-            elif len(in_nodes) == 2:
-                if in_nodes[0]._requires_grad:
-                    target_indexes = (0, 1) if in_nodes[1]._requires_grad else (0,)
-                else:
-                    target_indexes = (1,) if in_nodes[1]._requires_grad else ()
-            else:
-                target_indexes = tuple([i for i, x in enumerate(in_nodes) if x._requires_grad])
-            if not target_indexes:
-                continue
-            try:
-                if _function_hooks.n_registered or func._local_function_hooks or \
-                        func.__class__.backward_accumulate is not _default_backward_accumulate:
-                    gxs = _call_backward(func, target_indexes, gys, grads, in_nodes)
-                else:
-                    gxs = func.backward(target_indexes, gys)
-                    if len(gxs) != len(target_indexes):
-                        gxs = func._targets_only(target_indexes, gxs)
-                if is_debug:
-                    _debug_check_gradients(func, target_indexes, in_nodes, gxs, grads)
-                    func._check_finite('Backward',
-                                       [None if g is None else g._data for g in gxs])
-            except Exception as error:
-                _note(error, f'raised in the backward pass of {func.label}'
-                      + _creation_site(func))
-                if func.stack:
-                    _append_stack(error, func.stack)
-                raise
-            for index, gx in zip(target_indexes, gxs):
-                if gx is None:
-                    continue
-                node = in_nodes[index]
-                if gx.__class__ is not Variable or gx._data.shape != node.shape or (
-                        gx._data.dtype is not node.dtype and gx._data.dtype != node.dtype):
-                    _check_grad_matches(func, index, node, gx)
-                previous = grads.get(node)
-                if previous is not None:
-                    gx = previous + gx if enable_double_backprop else _add_arrays(previous, gx)
-                grads[node] = gx
-                creator = node.creator_node
-                if creator is not None and creator not in queued:
-                    queued.add(creator)
-                    if ready is None:
-                        if not heap or creator.rank >= -heap[0][0]:
-                            ready = creator
-                            continue
-                    elif creator.rank > ready.rank:
-                        heappush(heap, (-ready.rank, order, ready))
-                        order += 1
-                        ready = creator
-                        continue
-                    heappush(heap, (-creator.rank, order, creator))
-                    order += 1
+        _propagate(heap, order, queued, grads, targets, found, retain_grad,
+                   enable_double_backprop, is_debug)
         for node in list(grads):
             if node.creator_node is None:
                 _deliver(node, grads.pop(node), targets, found, loss_scale)
@@ -384,6 +298,115 @@ def _run(roots: list[tuple[Variable, Variable]], targets: dict[VariableNode, Any
                 if node not in found and node in grads:
                     found[node] = grads[node]  # a seed its creator never consumed
     return found
+
+
+def _propagate(heap: list[tuple[int, int, Any]], order: int, queued: set[Any],
+               grads: dict[VariableNode, Any], targets: dict[VariableNode, Any] | None,
+               found: dict[VariableNode, Variable], retain_grad: bool,
+               enable_double_backprop: bool, is_debug: bool) -> None:
+    """Runs the queued functions' backward methods, highest rank first, until none is left.
+
+    ``heap`` holds ``(-rank, order, function)`` entries (``order`` is the
+    next free tie-breaker); ``grads`` maps each node to the gradient that
+    reached it so far. The compiled engine runs its own copy of this loop
+    (``catena._cengine.propagate``).
+    """
+    pop = grads.pop
+    heappop = heapq.heappop
+    heappush = heapq.heappush
+    # The node to process next is kept out of the heap when it is known to
+    # have the highest rank: in a chain the heap is then never touched.
+    ready = None
+    while True:
+        if ready is not None:
+            func = ready
+            ready = None
+        elif heap:
+            func = heappop(heap)[2]
+        else:
+            break
+        refs = func.outputs
+        if len(refs) == 1:
+            node = refs[0]()
+            # An output that was unchained no longer passes gradients to func.
+            gy = None if node is None or node.creator_node is not func else pop(node, None)
+            if gy is None:
+                continue
+            output_nodes: Any = (node,)
+            gys: Any = (gy,)
+        else:
+            output_nodes = [ref() for ref in refs]
+            gys = tuple([None if node is None or node.creator_node is not func
+                         else pop(node, None) for node in output_nodes])
+            if all([gy is None for gy in gys]):
+                continue
+        if targets is not None:
+            _collect_targets(output_nodes, gys, targets, found)
+        if retain_grad:
+            _retain_output_grads(output_nodes, gys)
+        in_nodes = func.inputs
+        if len(in_nodes) == 1:
+            target_indexes: Any = (0,) if in_nodes[0]._requires_grad else ()
+        elif len(in_nodes) == 2:
+            if in_nodes[0]._requires_grad:
+                target_indexes = (0, 1) if in_nodes[1]._requires_grad else (0,)
+            else:
+                target_indexes = (1,) if in_nodes[1]._requires_grad else ()
+        else:
+            target_indexes = tuple([i for i, x in enumerate(in_nodes) if x._requires_grad])
+        if not target_indexes:
+            continue
+        try:
+            if _function_hooks.n_registered or func._local_function_hooks or \
+                    func.__class__.backward_accumulate is not _default_backward_accumulate:
+                gxs = _call_backward(func, target_indexes, gys, grads, in_nodes)
+            else:
+                gxs = func.backward(target_indexes, gys)
+                if len(gxs) != len(target_indexes):
+                    gxs = func._targets_only(target_indexes, gxs)
+            if is_debug:
+                _debug_check_gradients(func, target_indexes, in_nodes, gxs, grads)
+                _check_finite_gradients(func, gxs)
+        except Exception as error:
+            _backward_failed(error, func)
+            raise
+        for index, gx in zip(target_indexes, gxs):
+            if gx is None:
+                continue
+            node = in_nodes[index]
+            if gx.__class__ is not Variable or gx._data.shape != node.shape or (
+                    gx._data.dtype is not node.dtype and gx._data.dtype != node.dtype):
+                _check_grad_matches(func, index, node, gx)
+            previous = grads.get(node)
+            if previous is not None:
+                gx = previous + gx if enable_double_backprop else _add_arrays(previous, gx)
+            grads[node] = gx
+            creator = node.creator_node
+            if creator is not None and creator not in queued:
+                queued.add(creator)
+                if ready is None:
+                    if not heap or creator.rank >= -heap[0][0]:
+                        ready = creator
+                        continue
+                elif creator.rank > ready.rank:
+                    heappush(heap, (-ready.rank, order, ready))
+                    order += 1
+                    ready = creator
+                    continue
+                heappush(heap, (-creator.rank, order, creator))
+                order += 1
+
+
+def _check_finite_gradients(func: Any, gxs: Any) -> None:
+    """Debug mode's check that no gradient a backward method returned holds NaN or Inf."""
+    func._check_finite('Backward', [None if g is None else g._data for g in gxs])
+
+
+def _backward_failed(error: Exception, func: Any) -> None:
+    """Says in ``error`` which function's backward raised it, and where it was applied."""
+    _note(error, f'raised in the backward pass of {func.label}' + _creation_site(func))
+    if func.stack:
+        _append_stack(error, func.stack)
 
 
 def _note(error: Exception, text: str) -> None:
@@ -572,3 +595,5 @@ def _default_backward_accumulate_ref() -> Any:
 
 
 _default_backward_accumulate = _default_backward_accumulate_ref()
+_python_propagate = _propagate
+_propagate = _engine.backprop_loop(_python_propagate)

@@ -7,6 +7,7 @@ import sys
 from typing import Any, TextIO
 
 import catena
+from catena import _engine
 
 
 def _device_lines(verbose: bool) -> list[str]:
@@ -40,7 +41,8 @@ def runtime_info_lines(verbose: bool = False) -> list[str]:
     """Returns the lines of the runtime report.
 
     The report loads the plugins (if they were not loaded yet) and lists:
-    catena's version, Python's version and platform, the lines of the
+    catena's version, Python's version and platform, the engine that runs
+    the graph (compiled or pure Python, and why), the lines of the
     built-in plugins' ``catena_runtime_info`` (NumPy and its BLAS), every
     plugin with its source and "loaded" or "FAILED: <reason>", the
     ``catena_runtime_info`` lines of the other plugins, each registered device
@@ -65,6 +67,7 @@ def runtime_info_lines(verbose: bool = False) -> list[str]:
         f'catena: {catena.__version__}',
         f'Python: {platform.python_version()} ({platform.python_implementation()}) '
         f'on {platform.platform()}',
+        f'Engine: {_engine.description()}',
     ]
     for name, plugin_lines in info:
         if name in builtin:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy
 
-from catena import _function_hooks
+from catena import _engine, _function_hooks
 from catena.backends import _registry
 from catena.backends._kernel import Fallback
 from catena.configuration import config, flags
@@ -468,3 +468,7 @@ class FunctionNode:
             f'{self.label} is a FunctionNode and cannot be called directly; '
             f'use {self.label}().apply(inputs) (it returns a tuple of outputs), or the '
             'function wrapper in catena.functions.')
+
+
+_python_apply = FunctionNode.apply  # the pure-Python engine's (the compiled one falls back to it)
+_engine.install(FunctionNode, _python_apply)

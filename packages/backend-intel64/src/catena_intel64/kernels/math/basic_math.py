@@ -73,7 +73,6 @@ def add(node: Any, inputs: tuple[Any, ...]) -> Any:
     if result is Fallback:
         return Fallback
     operation, y = result
-    node.shapes = (inputs[0].shape, inputs[1].shape)
     _common.mark(node, operation)
     return y,
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy
 
-from catena import backend
+from catena import _quick_types, backend
 from catena.function_node import FunctionNode
 from catena.utils import force_array, type_check
 from catena.variable import Variable
@@ -19,10 +19,7 @@ class Tanh(FunctionNode):
         type_check._argname(in_types, ('x',))
         type_check.expect(in_types[0].dtype.kind == 'f')
 
-    @staticmethod
-    def _accepts_types(in_data: tuple[Any, ...]) -> bool:
-        return len(in_data) == 1 and in_data[0].__class__ is numpy.ndarray \
-            and in_data[0].dtype.kind == 'f'
+    _accepts_types = staticmethod(_quick_types.one_float_array)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self._output_indexes_to_retain = (0,)

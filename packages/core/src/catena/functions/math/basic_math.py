@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy
 
-from catena import backend
+from catena import _engine, _quick_types, backend
 from catena.function_node import FunctionNode, _new_output
 from catena.functions.math.exponential import log
 from catena.functions.math.matmul import (
@@ -34,21 +34,6 @@ def _check_arithmetic(in_types: Any, names: tuple[str, ...] = ('lhs', 'rhs')) ->
 def _check_unary(in_types: Any) -> None:
     type_check._argname(in_types, ('x',))
     type_check.expect(in_types[0].dtype.kind == 'f')
-
-
-def _same_arrays(in_data: tuple[Any, ...]) -> bool:
-    """Whether the inputs are two NumPy arrays of one shape and one dtype
-    (then :meth:`Add.check_type_forward` passes)."""
-    if len(in_data) != 2:
-        return False
-    lhs, rhs = in_data
-    return lhs.__class__ is numpy.ndarray and rhs.__class__ is numpy.ndarray \
-        and lhs.dtype is rhs.dtype and lhs.shape == rhs.shape
-
-
-def _same_float_arrays(in_data: tuple[Any, ...]) -> bool:
-    """:func:`_same_arrays` of a float dtype (then :func:`_check_arithmetic` passes)."""
-    return _same_arrays(in_data) and in_data[0].dtype.kind == 'f'
 
 
 class Neg(FunctionNode):
@@ -98,18 +83,16 @@ class Add(FunctionNode):
         type_check.expect(lhs.dtype == rhs.dtype)
         type_check.expect_broadcast_shapes(lhs.shape, rhs.shape)
 
-    _accepts_types = staticmethod(_same_arrays)
+    _accepts_types = staticmethod(_quick_types.two_same_arrays)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
-        x0, x1 = inputs
-        self.shapes = (x0.shape, x1.shape)
-        y = x0 + x1
+        y = inputs[0] + inputs[1]
         return (y if y.__class__ is numpy.ndarray else force_array(y)),
 
     def backward(self, indexes: Any, grad_outputs: Any) -> Any:
         gy, = grad_outputs
-        shapes = self.shapes
-        return tuple([_sum_to(gy, shapes[i]) for i in indexes])
+        nodes: Any = self.inputs  # they know the inputs' shapes
+        return tuple([_sum_to(gy, nodes[i].shape) for i in indexes])
 
 
 class MultiAdd(FunctionNode):
@@ -208,7 +191,7 @@ class Mul(FunctionNode):
     def check_type_forward(self, in_types: Any) -> None:
         _check_arithmetic(in_types)
 
-    _accepts_types = staticmethod(_same_float_arrays)
+    _accepts_types = staticmethod(_quick_types.two_same_float_arrays)
 
     def forward(self, inputs: tuple[Any, ...]) -> tuple[Any, ...]:
         self._input_indexes_to_retain = (0, 1)
@@ -555,11 +538,13 @@ def _rmatmul(self: Variable, lhs: Any) -> Variable:
 
 def install_variable_operators(variable_class: type) -> None:
     """Defines the arithmetic operators on the Variable class."""
+    add = _engine.operator('add', Add, _add)
+    mul = _engine.operator('mul', Mul, _mul)
     operators = {
         '__neg__': neg, '__abs__': absolute,
-        '__add__': _add, '__radd__': _add,
+        '__add__': add, '__radd__': add,
         '__sub__': _sub, '__rsub__': _rsub,
-        '__mul__': _mul, '__rmul__': _mul,
+        '__mul__': mul, '__rmul__': mul,
         '__truediv__': _div, '__rtruediv__': _rdiv,
         '__floordiv__': _floordiv, '__rfloordiv__': _rfloordiv,
         '__pow__': _pow, '__rpow__': _rpow,
