@@ -500,3 +500,38 @@ def test_both_engines_agree_on_a_small_network():
     assert math.isclose(python[0], compiled[0], rel_tol=1e-6)
     np.testing.assert_allclose(python[1], compiled[1], rtol=1e-6)
     np.testing.assert_allclose(python[2], compiled[2], rtol=1e-6)
+
+
+class _KeepsItsGradient(FunctionNode):
+    """y = x; its backward returns a gradient it keeps a reference to."""
+
+    def forward(self, inputs):
+        return inputs[0].copy(),
+
+    def backward(self, indexes, grad_outputs):
+        self.returned = grad_outputs[0] * np.float32(1.0)
+        return self.returned,
+
+
+def test_gradients_of_a_shared_input_are_summed_without_touching_the_returned_ones(engine):
+    x = Variable(np.ones(3, np.float32))
+    nodes = [_KeepsItsGradient() for _ in range(4)]
+    y = sum(F.sum(node.apply((x,))[0] * np.float32(k + 1)) for k, node in enumerate(nodes))
+    y.backward()
+    np.testing.assert_array_equal(x.grad, np.full(3, 1 + 2 + 3 + 4, np.float32))
+    for k, node in enumerate(nodes):
+        np.testing.assert_array_equal(node.returned.array, np.full(3, k + 1, np.float32))
+
+
+def test_a_pass_through_gradient_is_not_summed_into(engine):
+    """Add's backward hands its output gradient to both inputs unchanged."""
+    x = Variable(np.ones(2, np.float32))
+    a = x * np.float32(2)
+    b = x * np.float32(3)
+    h = a + b
+    y = F.sum(h * np.float32(5) + a + b)
+    y.backward(retain_grad=True)
+    np.testing.assert_array_equal(a.grad, np.full(2, 6, np.float32))
+    np.testing.assert_array_equal(b.grad, np.full(2, 6, np.float32))
+    np.testing.assert_array_equal(h.grad, np.full(2, 5, np.float32))
+    np.testing.assert_array_equal(x.grad, np.full(2, 30, np.float32))

@@ -312,6 +312,9 @@ def _propagate(heap: list[tuple[int, int, Any]], order: int, queued: set[Any],
     (``catena._cengine.propagate``).
     """
     pop = grads.pop
+    # The nodes whose gradient in grads is an array this loop allocated (a sum):
+    # further gradients are added into it in place.
+    owned: set[VariableNode] = set()
     heappop = heapq.heappop
     heappush = heapq.heappush
     # The node to process next is kept out of the heap when it is known to
@@ -332,6 +335,8 @@ def _propagate(heap: list[tuple[int, int, Any]], order: int, queued: set[Any],
             gy = None if node is None or node.creator_node is not func else pop(node, None)
             if gy is None:
                 continue
+            if owned:
+                owned.discard(node)
             output_nodes: Any = (node,)
             gys: Any = (gy,)
         else:
@@ -340,6 +345,7 @@ def _propagate(heap: list[tuple[int, int, Any]], order: int, queued: set[Any],
                          else pop(node, None) for node in output_nodes])
             if all([gy is None for gy in gys]):
                 continue
+            owned.difference_update(output_nodes)
         if targets is not None:
             _collect_targets(output_nodes, gys, targets, found)
         if retain_grad:
@@ -379,7 +385,8 @@ def _propagate(heap: list[tuple[int, int, Any]], order: int, queued: set[Any],
                 _check_grad_matches(func, index, node, gx)
             previous = grads.get(node)
             if previous is not None:
-                gx = previous + gx if enable_double_backprop else _add_arrays(previous, gx)
+                gx = previous + gx if enable_double_backprop else \
+                    _sum_gradients(previous, gx, node, owned)
             grads[node] = gx
             creator = node.creator_node
             if creator is not None and creator not in queued:
@@ -431,6 +438,23 @@ def _creation_site(func: Any) -> str:
         return ''
     frame = stack[-1]
     return f' (applied at {frame.filename}:{frame.lineno})'
+
+
+def _sum_gradients(previous: Variable, gx: Variable, node: VariableNode,
+                   owned: set[VariableNode]) -> Variable:
+    """``previous + gx`` for ``node`` without a graph (no double backprop).
+
+    The first sum allocates an array, which nothing outside the loop has
+    seen; ``node`` goes into ``owned`` and later gradients are added into
+    that array in place, as a parameter shared by many steps (an RNN's
+    weights) collects one gradient per step.
+    """
+    if node in owned:
+        array = previous._data
+        array += gx._data
+        return previous
+    owned.add(node)
+    return _add_arrays(previous, gx)
 
 
 def _add_arrays(a: Variable, b: Variable) -> Variable:

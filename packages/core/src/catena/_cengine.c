@@ -1147,7 +1147,8 @@ queue_creator(PyObject *creator, PyObject *heap, PyObject **ready, Py_ssize_t *o
 /* The gradients a function's outputs received: gys and the output nodes (new
  * references in *gys_out and *nodes_out), or 0 when none received one. */
 static int
-output_gradients(PyObject *func, PyObject *grads, PyObject **gys_out, PyObject **nodes_out)
+output_gradients(PyObject *func, PyObject *grads, PyObject *owned, PyObject **gys_out,
+                 PyObject **nodes_out)
 {
     PyObject *refs = PyObject_GetAttr(func, s_outputs);
     if (refs == NULL) {
@@ -1193,6 +1194,10 @@ output_gradients(PyObject *func, PyObject *grads, PyObject **gys_out, PyObject *
         }
         if (gy == NULL) {
             gy = Py_NewRef(Py_None);
+        }
+        else if (PySet_GET_SIZE(owned) > 0 && PySet_Discard(owned, node) < 0) {
+            Py_DECREF(gy);
+            goto error;
         }
         any |= gy != Py_None;
         PyTuple_SET_ITEM(gys, i, gy);
@@ -1251,8 +1256,8 @@ target_indexes(PyObject *in_nodes)
 /* Adds gx to what reached node before; queues node's creator. */
 static int
 pass_gradient(PyObject *func, PyObject *index, PyObject *node, PyObject *gx, PyObject *grads,
-              PyObject *queued, PyObject *heap, PyObject **ready, Py_ssize_t *order,
-              int double_backprop)
+              PyObject *owned, PyObject *queued, PyObject *heap, PyObject **ready,
+              Py_ssize_t *order, int double_backprop)
 {
     if (!gradient_fits(gx, node)) {
         PyObject *args[4] = {func, index, node, gx};
@@ -1272,8 +1277,8 @@ pass_gradient(PyObject *func, PyObject *index, PyObject *node, PyObject *gx, PyO
             total = PyNumber_Add(previous, gx);
         }
         else {
-            PyObject *args[2] = {previous, gx};
-            total = call_helper("_add_arrays", args, 2);
+            PyObject *args[4] = {previous, gx, node, owned};
+            total = call_helper("_sum_gradients", args, 4);
         }
         if (total == NULL) {
             return -1;
@@ -1304,12 +1309,12 @@ pass_gradient(PyObject *func, PyObject *index, PyObject *node, PyObject *gx, PyO
 /* One function's step of the loop: its backward, and the gradients passed on. */
 static int
 backward_step(PyObject *func, PyObject *heap, Py_ssize_t *order, PyObject *queued,
-              PyObject *grads, PyObject *targets, PyObject *found, int retain_grad,
-              int double_backprop, int debug, PyObject **ready)
+              PyObject *grads, PyObject *owned, PyObject *targets, PyObject *found,
+              int retain_grad, int double_backprop, int debug, PyObject **ready)
 {
     PyObject *gys = NULL, *output_nodes = NULL, *in_nodes = NULL, *indexes = NULL,
              *gxs = NULL, *fast = NULL;
-    int received = output_gradients(func, grads, &gys, &output_nodes);
+    int received = output_gradients(func, grads, owned, &gys, &output_nodes);
     if (received <= 0) {
         return received;
     }
@@ -1390,7 +1395,7 @@ backward_step(PyObject *func, PyObject *heap, Py_ssize_t *order, PyObject *queue
         }
         PyObject *index = PyTuple_GET_ITEM(indexes, k);
         PyObject *node = PyTuple_GET_ITEM(in_nodes, PyLong_AsSsize_t(index));
-        if (pass_gradient(func, index, node, gx, grads, queued, heap, ready, order,
+        if (pass_gradient(func, index, node, gx, grads, owned, queued, heap, ready, order,
                           double_backprop) < 0) {
             goto done;
         }
@@ -1428,6 +1433,12 @@ propagate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         debug < 0) {
         return NULL;
     }
+    /* The nodes whose gradient in grads is an array this loop allocated (a
+     * sum): catena._backprop._sum_gradients adds further gradients into it. */
+    PyObject *owned = PySet_New(NULL);
+    if (owned == NULL) {
+        return NULL;
+    }
     PyObject *ready = NULL;
     for (;;) {
         PyObject *func;
@@ -1437,26 +1448,26 @@ propagate(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
         else if (PyList_GET_SIZE(heap) > 0) {
             PyObject *entry = PyObject_CallOneArg(heappop, heap);
-            if (entry == NULL) {
-                return NULL;
-            }
-            func = PySequence_GetItem(entry, 2);
-            Py_DECREF(entry);
+            func = entry == NULL ? NULL : PySequence_GetItem(entry, 2);
+            Py_XDECREF(entry);
             if (func == NULL) {
+                Py_DECREF(owned);
                 return NULL;
             }
         }
         else {
             break;
         }
-        int failed = backward_step(func, heap, &order, queued, grads, targets, found,
+        int failed = backward_step(func, heap, &order, queued, grads, owned, targets, found,
                                    retain_grad, double_backprop, debug, &ready);
         Py_DECREF(func);
         if (failed < 0) {
             Py_XDECREF(ready);
+            Py_DECREF(owned);
             return NULL;
         }
     }
+    Py_DECREF(owned);
     Py_RETURN_NONE;
 }
 
