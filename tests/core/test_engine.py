@@ -24,6 +24,7 @@ from catena import (
     Variable,
     _backprop,
     _engine,
+    _quick_types,
     function_node,
 )
 from catena.backends import Kernel
@@ -535,3 +536,49 @@ def test_a_pass_through_gradient_is_not_summed_into(engine):
     np.testing.assert_array_equal(b.grad, np.full(2, 6, np.float32))
     np.testing.assert_array_equal(h.grad, np.full(2, 5, np.float32))
     np.testing.assert_array_equal(x.grad, np.full(2, 30, np.float32))
+
+
+def _probe(test):
+    class Probe(FunctionNode):
+        checked = 0
+
+        def check_type_forward(self, in_types):
+            Probe.checked += 1
+
+        _accepts_types = staticmethod(test)
+
+        def forward(self, inputs):
+            return inputs[0].copy(),
+
+    return Probe
+
+
+F32 = np.zeros((2, 3), np.float32)
+QUICK_CASES = [
+    # test, inputs, whether the quick test accepts them
+    (_quick_types.two_same_arrays, (F32, F32 + 1), True),
+    (_quick_types.two_same_arrays, (F32.astype(np.int32), F32.astype(np.int32)), True),
+    (_quick_types.two_same_arrays, (F32, F32.astype(np.float64)), False),
+    (_quick_types.two_same_arrays, (F32, F32.T), False),
+    (_quick_types.two_same_arrays, (F32, F32[:1]), False),
+    (_quick_types.two_same_arrays, (F32,), False),
+    (_quick_types.two_same_arrays, (F32, F32, F32), False),
+    (_quick_types.two_same_float_arrays, (F32, F32 + 1), True),
+    (_quick_types.two_same_float_arrays, (F32.astype(np.int32),) * 2, False),
+    (_quick_types.two_same_float_arrays, (F32.astype(np.float16),) * 2, True),
+    (_quick_types.one_float_array, (F32,), True),
+    (_quick_types.one_float_array, (F32.astype(np.int64),), False),
+    (_quick_types.one_float_array, (F32, F32), False),
+    (lambda in_data: len(in_data) == 1, (F32,), True),
+]
+
+
+@pytest.mark.parametrize('test, inputs, accepted', QUICK_CASES)
+def test_a_quick_test_that_accepts_skips_check_type_forward(engine, test, inputs, accepted):
+    assert test(inputs) is accepted
+    probe = _probe(test)
+    probe().apply(inputs)
+    assert probe.checked == (0 if accepted else 1)
+    with catena.using_config('type_check', False):
+        probe().apply(inputs)
+    assert probe.checked == (0 if accepted else 1)

@@ -736,6 +736,8 @@ call_python_apply(PyObject *self, PyObject *inputs)
     return PyObject_CallFunctionObjArgs(python_apply, self, inputs, NULL);
 }
 
+static PyObject *apply_descriptor;  /* what install() put on FunctionNode as apply */
+
 static PyObject *
 apply(PyObject *self, PyObject *inputs)
 {
@@ -859,7 +861,13 @@ binary_operator(PyObject *self, PyObject *other, Operator *op)
         return NULL;
     }
     PyObject *inputs = PyTuple_Pack(2, self, other);
-    PyObject *outputs = inputs == NULL ? NULL : PyObject_CallMethodOneArg(node, s_apply, inputs);
+    PyObject *outputs = NULL;
+    if (inputs != NULL) {
+        /* The engine's own apply directly, unless the class has another one. */
+        outputs = _PyType_Lookup(Py_TYPE(node), s_apply) == apply_descriptor
+                      ? apply(node, inputs)
+                      : PyObject_CallMethodOneArg(node, s_apply, inputs);
+    }
     Py_DECREF(node);
     Py_XDECREF(inputs);
     if (outputs == NULL) {
@@ -1606,6 +1614,7 @@ install(PyObject *module, PyObject *args, PyObject *kwargs)
     Py_XSETREF(quick_same, Py_NewRef(same));
     Py_XSETREF(quick_same_float, Py_NewRef(same_float));
     Py_XSETREF(quick_one_float, Py_NewRef(one_float));
+    Py_XSETREF(apply_descriptor, Py_NewRef(descriptor));
     return descriptor;
 }
 
