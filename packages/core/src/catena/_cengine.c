@@ -62,6 +62,25 @@ set_slot(PyObject *obj, Py_ssize_t offset, PyObject *value)
     Py_XDECREF(old);
 }
 
+static inline int
+truth(PyObject *value)
+{
+    return value == Py_True ? 1 : value == Py_False || value == Py_None ? 0
+                                                                         : PyObject_IsTrue(value);
+}
+
+/* The truth of a new reference, which it releases; -1 when value is NULL (an error). */
+static int
+consume_truth(PyObject *value)
+{
+    if (value == NULL) {
+        return -1;
+    }
+    int result = truth(value);
+    Py_DECREF(value);
+    return result;
+}
+
 static int
 slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *offset)
 {
@@ -120,13 +139,7 @@ flag_value(PyObject *name)
 static int
 flag(PyObject *name)
 {
-    PyObject *value = flag_value(name);
-    if (value == NULL) {
-        return -1;
-    }
-    int truth = value == Py_True ? 1 : value == Py_False ? 0 : PyObject_IsTrue(value);
-    Py_DECREF(value);
-    return truth;
+    return consume_truth(flag_value(name));
 }
 
 /* self.<name> (a new reference), found as Python's generic getattr finds it,
@@ -153,13 +166,6 @@ node_attr(PyObject *self, PyObject *dict, PyObject *name)
     return get == NULL ? Py_NewRef(found) : get(found, self, (PyObject *)type);
 }
 
-static inline int
-truth(PyObject *value)
-{
-    return value == Py_True ? 1 : value == Py_False || value == Py_None ? 0
-                                                                         : PyObject_IsTrue(value);
-}
-
 /* 1 when the node has a function hook to call (global or local), else 0; -1 on error. */
 static int
 has_hooks(PyObject *self, PyObject *dict)
@@ -175,13 +181,7 @@ has_hooks(PyObject *self, PyObject *dict)
     if (registered != 0) {
         return registered;
     }
-    PyObject *local = node_attr(self, dict, s_local_function_hooks);
-    if (local == NULL) {
-        return -1;
-    }
-    int any = truth(local);
-    Py_DECREF(local);
-    return any;
+    return consume_truth(node_attr(self, dict, s_local_function_hooks));
 }
 
 /* 1 when a and b are NumPy arrays of one dtype (the same object) and one shape. */
@@ -213,13 +213,7 @@ quick_test(PyObject *accepts, PyObject *in_data)
         return x != NULL && Py_TYPE(x) == ndarray_type &&
                PyArray_DESCR((PyArrayObject *)x)->kind == 'f';
     }
-    PyObject *verdict = PyObject_CallOneArg(accepts, in_data);
-    if (verdict == NULL) {
-        return -1;
-    }
-    int accepted = truth(verdict);
-    Py_DECREF(verdict);
-    return accepted;
+    return consume_truth(PyObject_CallOneArg(accepts, in_data));
 }
 
 /* The checks apply() makes before forward: devices, then check_type_forward. */
@@ -270,12 +264,7 @@ check_inputs(PyObject *self, PyObject *dict, PyObject *in_data)
     if (!type_check) {
         return 0;
     }
-    PyObject *checks = node_attr(self, dict, s_checks_types);
-    if (checks == NULL) {
-        return -1;
-    }
-    int checks_types = truth(checks);
-    Py_DECREF(checks);
+    int checks_types = consume_truth(node_attr(self, dict, s_checks_types));
     if (checks_types < 0) {
         return -1;
     }
@@ -391,14 +380,8 @@ kernel_wanted(PyObject *self, KernelEntry *entry, PyObject *first)
         /* A key no code has defined yet, or an odd value: as the Python code does. */
         Py_XDECREF(level);
         PyErr_Clear();
-        PyObject *verdict =
-            PyObject_CallMethodObjArgs(self, s_kernel_wanted, entry->kernel, first, NULL);
-        if (verdict == NULL) {
-            return -1;
-        }
-        int wanted = truth(verdict);
-        Py_DECREF(verdict);
-        return wanted;
+        return consume_truth(
+            PyObject_CallMethodObjArgs(self, s_kernel_wanted, entry->kernel, first, NULL));
     }
     int wanted;
     if (PyUnicode_Compare(level, s_auto) == 0) {
@@ -1237,11 +1220,9 @@ target_indexes(PyObject *in_nodes)
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *node = PyTuple_GET_ITEM(in_nodes, i);
-        PyObject *wanted = PyObject_TypeCheck(node, node_type)
-                               ? Py_XNewRef(SLOT(node, node_requires_grad))
-                               : PyObject_GetAttr(node, s_requires_grad_slot);
-        int yes = wanted == NULL ? -1 : truth(wanted);
-        Py_XDECREF(wanted);
+        int yes = consume_truth(PyObject_TypeCheck(node, node_type)
+                                    ? Py_XNewRef(SLOT(node, node_requires_grad))
+                                    : PyObject_GetAttr(node, s_requires_grad_slot));
         if (yes < 0) {
             Py_DECREF(indexes);
             return NULL;
