@@ -89,6 +89,9 @@ ROOT = pathlib.Path(__file__).resolve().parent
 # The tests start many Python processes (pytest shards, examples, MPI ranks, workers): where
 # PYTHONDONTWRITEBYTECODE is set, each would compile catena and its tests from source again.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# catena-intel64 keeps its oneDNN-or-NumPy decisions in memory in test runs, never in the
+# user's cache folder.
+os.environ.setdefault("CATENA_IDEEP_CALIBRATION_CACHE", "0")
 # None: the interpreter that runs nox.
 PYTHON = None
 

@@ -1,6 +1,6 @@
 """The networks of ``bench_intel64.py``: catena definitions, matching ``torch.nn`` ones, FLOPs.
 
-Three networks, each built from ``catena.links`` and ``catena.functions`` as
+Five networks, each built from ``catena.links`` and ``catena.functions`` as
 a user program would write it, and again in plain ``torch.nn`` with the same
 parameter names (``conv1.weight`` for catena's ``/conv1/W``), so that
 :func:`copy_to_torch` can give torch catena's weights:
@@ -15,6 +15,18 @@ parameter names (``conv1.weight`` for catena's ``/conv1/W``), so that
 * ``vgg16``: VGG-16 (13 3x3 convolutions with ReLU in 5 blocks closed by 2x2
   max pooling, ``fc6``, ``fc7`` with ReLU and dropout, ``fc8``) on 3x224x224,
   with the VGG team's layer names, so ``_zoo_torch.VGG16`` is its torch twin.
+* ``mlp``: Chainer's MNIST MLP, 784-1000-1000-10 with ReLU, on a batch of 100.
+* ``ptb-lstm``: Chainer's PTB language model (``examples/ptb``): ``EmbedID``
+  10000 -> 650, two ``L.LSTM`` of 650 units, ``Linear`` 650 -> 10000, dropout
+  0.5 before each of the last three, on 35 time steps of a batch of 20 token
+  ids (:data:`STEPS`); its loss is the softmax cross entropy summed over the
+  steps (:func:`catena_loss`). The torch twin runs ``nn.LSTMCell`` step by
+  step, so that both sides compute the same per-step products; catena's
+  LSTM weights are interleaved per unit (``a, i, f, o`` for each unit) where
+  torch's come in gate blocks (``i, f, g, o``), so :func:`catena_arrays`
+  reorders their rows (and gives torch's second LSTM bias, which catena
+  lacks, zeros; its gradient is the first bias's). All its parameters start
+  uniform in [-0.1, 0.1], as in Chainer's example.
 
 Weights are He-normal draws from a seeded ``numpy.random.Generator`` handed
 to the links as arrays (fast, and the same on every run); biases are small
@@ -44,7 +56,13 @@ SHAPES = {
     'lenet': (64, (1, 28, 28), 10),
     'resnet18': (16, (3, 64, 64), 1000),
     'vgg16': (1, (3, 224, 224), 1000),
+    'mlp': (100, (784,), 10),
+    'ptb-lstm': (20, (), 10000),  # token ids in, a vocabulary of 10000 out
 }
+STEPS = {'ptb-lstm': 35}
+"""Time steps per training step (truncated backpropagation through this many steps)."""
+PTB_UNITS = 650
+PTB_DROPOUT = 0.5
 
 _RESNET18_STAGES = ((2, 64), (2, 128), (2, 256), (2, 512))
 _VGG16_BLOCKS = ((2, 64), (2, 128), (3, 256), (3, 512), (3, 512))
@@ -64,6 +82,17 @@ def _layers(name: str) -> Iterator[tuple[str, int, int, int, int, int, int]]:
     and pad are 1, 1, 0 and the output side is 1). The walk follows the
     models below, pooling included, for square inputs.
     """
+    if name == 'mlp':
+        yield 'linear', 784, 1000, 1, 1, 0, 1
+        yield 'linear', 1000, 1000, 1, 1, 0, 1
+        yield 'linear', 1000, SHAPES[name][2], 1, 1, 0, 1
+        return
+    if name == 'ptb-lstm':
+        for _ in range(2):  # each LSTM: upward and lateral products to 4 x units
+            yield 'linear', PTB_UNITS, 4 * PTB_UNITS, 1, 1, 0, 1
+            yield 'linear', PTB_UNITS, 4 * PTB_UNITS, 1, 1, 0, 1
+        yield 'linear', PTB_UNITS, SHAPES[name][2], 1, 1, 0, 1
+        return
     _, (channels, side, _), classes = SHAPES[name]
     if name == 'lenet':
         side = _conv_out(side, 5, 1, 0)
@@ -113,7 +142,7 @@ def forward_flops(name: str) -> int:
     total = 0
     for _, n_in, n_out, ksize, _, _, side in _layers(name):
         total += 2 * batch * n_out * side * side * n_in * ksize * ksize
-    return total
+    return total * STEPS.get(name, 1)
 
 
 # ------------------------------------------------------------------ weights
@@ -130,9 +159,16 @@ def _bias(rng: np.random.Generator, size: int) -> np.ndarray:
 
 
 def inputs(name: str, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
-    """A fixed batch ``(x, t)`` for ``name``: uniform images and int32 labels."""
+    """A fixed batch ``(x, t)`` for ``name``: uniform images and int32 labels.
+
+    For ``ptb-lstm``, ``x`` and ``t`` are ``(steps, batch)`` int32 token ids,
+    ``t`` being ``x`` one token on.
+    """
     batch, shape, classes = SHAPES[name]
     rng = np.random.default_rng(seed + 1)
+    if name in STEPS:
+        tokens = rng.integers(0, classes, (STEPS[name] + 1, batch)).astype(np.int32)
+        return tokens[:-1], tokens[1:]
     x = rng.uniform(-1, 1, (batch, *shape)).astype(np.float32)
     t = rng.integers(0, classes, batch).astype(np.int32)
     return x, t
@@ -249,13 +285,95 @@ def catena_model(name: str, seed: int = SEED) -> Any:
             h = F.dropout(F.relu(self.fc7(h)), 0.5)
             return self.fc8(h)
 
-    classes = {'lenet': LeNet, 'resnet18': ResNet18, 'vgg16': VGG16}
+    class MLP(catena.Chain):
+        def __init__(self) -> None:
+            super().__init__()
+            with self.init_scope():
+                self.l1 = linear(784, 1000)
+                self.l2 = linear(1000, 1000)
+                self.l3 = linear(1000, SHAPES['mlp'][2])
+
+        def forward(self, x: Any) -> Any:
+            return self.l3(F.relu(self.l2(F.relu(self.l1(x)))))
+
+    class PTBLSTM(catena.Chain):
+        def __init__(self) -> None:
+            super().__init__()
+            vocabulary, units = SHAPES['ptb-lstm'][2], PTB_UNITS
+            self.ratio = PTB_DROPOUT
+            with self.init_scope():
+                self.embed = L.EmbedID(vocabulary, units)
+                self.l1 = L.LSTM(units, units)
+                self.l2 = L.LSTM(units, units)
+                self.l3 = L.Linear(units, vocabulary)
+            for param in self.params():
+                param.array[...] = rng.uniform(-0.1, 0.1, param.shape)
+
+        def reset_state(self) -> None:
+            self.l1.reset_state()
+            self.l2.reset_state()
+
+        def forward(self, x: Any) -> Any:
+            h = self.l1(F.dropout(self.embed(x), self.ratio))
+            h = self.l2(F.dropout(h, self.ratio))
+            return self.l3(F.dropout(h, self.ratio))
+
+    classes = {'lenet': LeNet, 'resnet18': ResNet18, 'vgg16': VGG16, 'mlp': MLP,
+               'ptb-lstm': PTBLSTM}
     if name not in classes:
         raise ValueError(f'unknown model {name!r}; expected one of {sorted(classes)}')
     return classes[name]()
 
 
+def catena_loss(model: Any, x: Any, t: Any) -> Any:
+    """The training loss: softmax cross entropy, summed over the time steps of a sequence."""
+    import catena.functions as F
+
+    if not hasattr(model, 'reset_state'):
+        return F.softmax_cross_entropy(model(x), t)
+    loss: Any = 0
+    for x_step, t_step in zip(x, t):
+        loss += F.softmax_cross_entropy(model(x_step), t_step)
+    return loss
+
+
+def torch_loss(model: Any, x: Any, t: Any) -> Any:
+    """:func:`catena_loss` for the torch twins."""
+    import torch
+
+    if not hasattr(model, 'reset_state'):
+        return torch.nn.functional.cross_entropy(model(x), t)
+    loss: Any = 0
+    for x_step, t_step in zip(x, t):
+        loss = loss + torch.nn.functional.cross_entropy(model(x_step), t_step)
+    return loss
+
+
 _RENAMED = {'W': 'weight', 'b': 'bias', 'gamma': 'weight', 'beta': 'bias'}
+# catena's L.LSTM (interleaved gates) -> torch's nn.LSTMCell (gate blocks)
+_LSTM_RENAMED = {'upward/W': 'weight_ih', 'upward/b': 'bias_ih', 'lateral/W': 'weight_hh'}
+_GATE_ORDER = (1, 2, 0, 3)  # torch's i, f, g, o among catena's a, i, f, o
+
+
+def _gate_blocks(array: np.ndarray) -> np.ndarray:
+    """An LSTM weight or bias with rows interleaved per unit, in torch's gate blocks."""
+    units = array.shape[0] // 4
+    gates = array.reshape(units, 4, *array.shape[1:])
+    return np.ascontiguousarray(
+        np.concatenate([gates[:, gate] for gate in _GATE_ORDER], axis=0))
+
+
+def _lstm_arrays(path: str, array: np.ndarray) -> dict[str, np.ndarray] | None:
+    """torch's arrays for an L.LSTM parameter of catena, or None for another parameter."""
+    *links, sub, leaf = path.strip('/').split('/')
+    name = _LSTM_RENAMED.get(f'{sub}/{leaf}')
+    if name is None:
+        return None
+    prefix = '.'.join(links)
+    out = {f'{prefix}.{name}': _gate_blocks(array)}
+    if name == 'bias_ih':  # torch adds a second bias; its gradient equals the first's
+        out[f'{prefix}.bias_hh'] = out[f'{prefix}.bias_ih']
+    return out
 
 
 def torch_name(path: str) -> str:
@@ -268,7 +386,16 @@ def catena_arrays(model: Any) -> dict[str, np.ndarray]:
     """catena's parameters and batch-normalization statistics under torch's names."""
     import catena.links as L
 
-    arrays = {torch_name(path): param.array for path, param in model.namedparams()}
+    arrays = {}
+    for path, param in model.namedparams():
+        lstm = _lstm_arrays(path, param.array)
+        if lstm is not None:
+            if 'bias_ih' in next(iter(lstm)):
+                lstm = {k: v if k.endswith('bias_ih') else np.zeros_like(v)
+                        for k, v in lstm.items()}
+            arrays.update(lstm)
+        else:
+            arrays[torch_name(path)] = param.array
     for path, link in model.namedlinks(skipself=True):
         if isinstance(link, L.BatchNormalization):
             prefix = path.strip('/').replace('/', '.')
@@ -279,8 +406,13 @@ def catena_arrays(model: Any) -> dict[str, np.ndarray]:
 
 def catena_grads(model: Any) -> dict[str, np.ndarray]:
     """catena's parameter gradients under torch's names."""
-    return {torch_name(path): np.asarray(param.grad) for path, param in model.namedparams()
-            if param.grad is not None}
+    grads = {}
+    for path, param in model.namedparams():
+        if param.grad is None:
+            continue
+        lstm = _lstm_arrays(path, np.asarray(param.grad))
+        grads.update(lstm if lstm is not None else {torch_name(path): np.asarray(param.grad)})
+    return grads
 
 
 # ------------------------------------------------------------------ torch
@@ -347,6 +479,42 @@ def torch_model(name: str) -> Any:
                 h = block(h)
             return self.fc(h.mean(dim=(2, 3)))
 
+    class MLP(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.l1 = nn.Linear(784, 1000)
+            self.l2 = nn.Linear(1000, 1000)
+            self.l3 = nn.Linear(1000, classes)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.l3(torch.relu(self.l2(torch.relu(self.l1(x)))))
+
+    class PTBLSTM(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ratio = PTB_DROPOUT
+            self.embed = nn.Embedding(classes, PTB_UNITS)
+            self.l1 = nn.LSTMCell(PTB_UNITS, PTB_UNITS)
+            self.l2 = nn.LSTMCell(PTB_UNITS, PTB_UNITS)
+            self.l3 = nn.Linear(PTB_UNITS, classes)
+            self.state: list[Any] = [None, None]
+
+        def reset_state(self) -> None:
+            self.state = [None, None]
+
+        def unchain(self) -> None:
+            """Truncates backpropagation: the state no longer leads to the past steps."""
+            self.state = [None if s is None else tuple(v.detach() for v in s)
+                          for s in self.state]
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            dropout = nn.functional.dropout
+            h = dropout(self.embed(x), self.ratio, self.training)
+            self.state[0] = self.l1(h, self.state[0])
+            h = dropout(self.state[0][0], self.ratio, self.training)
+            self.state[1] = self.l2(h, self.state[1])
+            return self.l3(dropout(self.state[1][0], self.ratio, self.training))
+
     if name == 'vgg16':
         import _zoo_torch
 
@@ -366,7 +534,8 @@ def torch_model(name: str) -> Any:
 
         model_class: type[nn.Module] = VGG16
     else:
-        model_class = {'lenet': LeNet, 'resnet18': ResNet18}[name]
+        model_class = {'lenet': LeNet, 'resnet18': ResNet18, 'mlp': MLP,
+                       'ptb-lstm': PTBLSTM}[name]
     with torch.device('meta'):
         return model_class()
 

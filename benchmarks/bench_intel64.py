@@ -18,15 +18,35 @@ Cases (networks in ``_intel64_models.py``, random weights from a fixed seed):
     a batch of 16 at 3x64x64, 1000 classes;
 ``vgg16/inference``
     VGG-16 at 224x224, batch 1, in test mode under ``no_backprop_mode()``
-    (torch: eval mode under ``torch.no_grad()``).
+    (torch: eval mode under ``torch.no_grad()``);
+``mlp/train``
+    Chainer's MNIST MLP (784-1000-1000-10, ReLU), batch 100, MomentumSGD
+    (lr 0.01, momentum 0.9); like every case here it runs on 2 threads (the
+    catena-intel64 issue measured it on 1);
+``ptb-lstm/train``
+    Chainer's PTB language model (embedding 10000 -> 650, two LSTMs of 650
+    units, linear 650 -> 10000, dropout 0.5), batch 20: one truncated
+    backpropagation step over 35 time steps (the summed softmax cross
+    entropy of each, one backward, the state unchained), SGD (lr 1) with
+    gradient clipping at norm 5 as in Chainer's example; torch steps
+    ``nn.LSTMCell`` the same way.
 
 Variants: ``generic`` (``use_ideep='never'``: catena's NumPy code),
 ``onednn`` (``use_ideep='auto'``, catena's default: each op runs its oneDNN
-kernel where that measured faster than NumPy), ``onednn-bf16`` (the same
-with ``catena.config.ideep_fpmath_mode = 'bf16'``: bfloat16 compute with
-float32 accumulation in convolutions; ResNet-18 and VGG-16 only; on by default when oneDNN's ISA
-has bfloat16 instructions) and ``torch`` (PyTorch's eager CPU path). Every
-variant starts from the same weights (catena's, copied into torch).
+kernel where that measured faster than NumPy *on this machine*: the kernels'
+size rules, then calibration), ``onednn-fixed`` (``--fixed-rules``: the same
+with ``catena.config.ideep_calibration = False``, the size rules alone),
+``onednn-bf16`` (``onednn`` with ``catena.config.ideep_fpmath_mode = 'bf16'``:
+bfloat16 compute with float32 accumulation in convolutions; ResNet-18 and
+VGG-16 only; on by default when oneDNN's ISA has bfloat16 instructions) and
+``torch`` (PyTorch's eager CPU path). Every variant starts from the same
+weights (catena's, copied into torch).
+
+Before the calibrated variants are timed, their steps run until calibration
+has decided every call signature (at most ``SETTLE_STEPS``); the number of
+steps that took is printed, with where the decisions are cached
+(``CATENA_IDEEP_CALIBRATION_CACHE`` chooses the folder; a second run reads
+them back and needs none).
 
 Everything runs on ``THREADS`` (2) threads: ``OMP_NUM_THREADS`` (oneDNN's
 and torch's OpenMP), ``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS`` are
@@ -51,16 +71,17 @@ Targets (the catena-intel64 issue): ``onednn`` at most 1.25x torch's time,
 and ``generic`` at least 3x ``onednn``'s time, on every case (all three are
 convolution networks).
 
-Before timing, one step of the ``onednn`` (and ``onednn-bf16``) variant runs
+Before timing (after calibration), one step of each oneDNN variant runs
 under a :class:`catena.FunctionHook` that reads ``node.implementation`` (set
 by catena-intel64's kernels): the table lists, per phase and FunctionNode
 class, which oneDNN implementation ran or that the generic code did.
 
 ``--check`` runs each variant once from the same weights and data (no
-update) and compares the loss and every parameter gradient (training) or
-the outputs (inference) between pairs of variants: the loss or outputs as
-max |a - b| over max |b|, the gradients as ||a - b|| over ||b|| per array
-(the largest over arrays; the max-based figure is shown too), within
+update, no dropout, a fresh LSTM state) and compares the loss and every
+parameter gradient (training) or the outputs (inference) between pairs of
+variants: the loss or outputs as max |a - b| over max |b|, the gradients as
+||a - b|| over ||b|| per array (the largest over arrays; the max-based
+figure is shown too), within
 ``TOLERANCES`` (fp32) or ``BF16_TOLERANCES`` (bf16: the loss or outputs
 only). A failed check or a catena variant that raises makes the exit status
 1; a missed target does not.
@@ -109,9 +130,17 @@ CASES = {  # name -> (model, training step?)
     'lenet/train': ('lenet', True),
     'resnet18/train': ('resnet18', True),
     'vgg16/inference': ('vgg16', False),
+    'mlp/train': ('mlp', True),
+    'ptb-lstm/train': ('ptb-lstm', True),
 }
 BF16_MODELS = ('resnet18', 'vgg16')
 LR = 0.01
+# model -> (optimizer, its arguments, gradient clipping norm or None); default SGD(lr=LR)
+OPTIMIZERS: dict[str, tuple[str, dict[str, float], float | None]] = {
+    'mlp': ('MomentumSGD', {'lr': 0.01, 'momentum': 0.9}, None),
+    'ptb-lstm': ('SGD', {'lr': 1.0}, 5.0),
+}
+SETTLE_STEPS = 40
 TORCH_TARGET = 1.25  # onednn / torch at most
 GENERIC_TARGET = 3.0  # generic / onednn at least
 TRAIN_FLOPS_FACTOR = 3  # forward, backward to the inputs, backward to the weights
@@ -123,11 +152,12 @@ BF16_TOLERANCES: dict[str, float | None] = {'value': 2e-2, 'grads': None, 'grads
 FULL = (3, 0.3, 7)
 QUICK = (1, 0.0, 3)
 
-# variant -> (use_ideep, ideep_fpmath_mode); torch is separate
+# variant -> (use_ideep, ideep_fpmath_mode, ideep_calibration); torch is separate
 CATENA_VARIANTS = {
-    'generic': ('never', 'strict'),
-    'onednn': ('auto', 'strict'),
-    'onednn-bf16': ('auto', 'bf16'),
+    'generic': ('never', 'strict', True),
+    'onednn': ('auto', 'strict', True),
+    'onednn-fixed': ('auto', 'strict', False),
+    'onednn-bf16': ('auto', 'bf16', True),
 }
 
 
@@ -278,13 +308,16 @@ class CatenaRunner:
     def __init__(self, base: Any, name: str, train: bool, variant: str) -> None:
         import catena
 
-        self.use_ideep, self.fpmath = CATENA_VARIANTS[variant]
+        self.use_ideep, self.fpmath, self.calibration = CATENA_VARIANTS[variant]
         self.train = train
         self.x, self.t = models.inputs(name)
         if train:
             self.model = copy.deepcopy(base)
-            self.optimizer = catena.optimizers.SGD(lr=LR)
+            optimizer, arguments, clip = OPTIMIZERS.get(name, ('SGD', {'lr': LR}, None))
+            self.optimizer = getattr(catena.optimizers, optimizer)(**arguments)
             self.optimizer.setup(self.model)
+            if clip is not None:
+                self.optimizer.add_hook(catena.optimizer_hooks.GradientClipping(clip))
         else:
             self.model = base  # inference leaves the weights alone: share them
 
@@ -296,6 +329,7 @@ class CatenaRunner:
         stack = contextlib.ExitStack()
         stack.enter_context(catena.using_config('use_ideep', self.use_ideep))
         stack.enter_context(catena.using_config('ideep_fpmath_mode', self.fpmath))
+        stack.enter_context(catena.using_config('ideep_calibration', self.calibration))
         if not self.train:
             stack.enter_context(catena.using_config('train', False))
             stack.enter_context(catena.no_backprop_mode())
@@ -304,19 +338,30 @@ class CatenaRunner:
     def step(self, recorder: ImplementationRecorder | None = None,
              update: bool = True) -> Any:
         """One training step (loss returned) or one inference (outputs returned)."""
-        import catena.functions as F
-
         with self._config():
             if not self.train:
                 return self.model(self.x)
             self.model.cleargrads()
-            loss = F.softmax_cross_entropy(self.model(self.x), self.t)
+            loss = models.catena_loss(self.model, self.x, self.t)
             if recorder is not None:
                 recorder.phase = 'backward'
             loss.backward()
+            loss.unchain_backward()  # a sequence model's state keeps no graph behind it
             if update:
                 self.optimizer.update()
             return loss
+
+    def settle(self) -> tuple[int, Any]:
+        """Runs steps until calibration decided every signature; returns their count, status."""
+        from catena_intel64 import calibration
+
+        steps = 0
+        while steps < SETTLE_STEPS:
+            self.step(update=False)  # the weights stay those of the other variants
+            steps += 1
+            if calibration.status().pending == 0:
+                break
+        return steps, calibration.status()
 
     def step_recorded(self) -> ImplementationRecorder:
         recorder = ImplementationRecorder()
@@ -325,9 +370,32 @@ class CatenaRunner:
         return recorder
 
 
+def _deterministic(model: Any) -> Any:
+    """A context without dropout and with a fresh state (a sequence model's): for --check."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def scope() -> Any:
+        ratio = getattr(model, 'ratio', None)
+        if ratio is not None:
+            model.ratio = 0.0
+        if hasattr(model, 'reset_state'):
+            model.reset_state()
+        try:
+            yield
+        finally:
+            if ratio is not None:
+                model.ratio = ratio
+            if hasattr(model, 'reset_state'):
+                model.reset_state()
+
+    return scope()
+
+
 def catena_result(runner: CatenaRunner) -> dict[str, np.ndarray]:
     """Outputs (inference) or loss and gradients (training) of one un-updated step."""
-    out = runner.step(update=False)
+    with _deterministic(runner.model):
+        out = runner.step(update=False)
     if not runner.train:
         return {'output': np.array(out.array)}
     result = {'loss': np.array(out.array)}
@@ -355,8 +423,10 @@ class TorchRunner:
         x, t = models.inputs(name)
         self.x = torch.from_numpy(x)
         self.t = torch.from_numpy(t.astype(np.int64))
+        self.clip = None
         if train:
-            self.optimizer = torch.optim.SGD(self.model.parameters(), lr=LR)
+            optimizer, arguments, self.clip = OPTIMIZERS.get(name, ('SGD', {'lr': LR}, None))
+            self.optimizer = torch.optim.SGD(self.model.parameters(), **arguments)
 
     def step(self, update: bool = True) -> Any:
         torch = self.torch
@@ -364,14 +434,19 @@ class TorchRunner:
             with torch.no_grad():
                 return self.model(self.x)
         self.optimizer.zero_grad()
-        loss = torch.nn.functional.cross_entropy(self.model(self.x), self.t)
+        loss = models.torch_loss(self.model, self.x, self.t)
         loss.backward()
+        if hasattr(self.model, 'unchain'):
+            self.model.unchain()
         if update:
+            if self.clip is not None:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
             self.optimizer.step()
         return loss
 
     def result(self) -> dict[str, np.ndarray]:
-        out = self.step(update=False)
+        with _deterministic(self.model):
+            out = self.step(update=False)
         if not self.train:
             return {'output': out.numpy().copy()}
         result = {'loss': out.detach().numpy().copy()}
@@ -487,7 +562,7 @@ def ratio_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     timed = {(r['case'], r['variant']): r['median_s'] for r in rows if 'error' not in r}
     out = []
     for case in dict.fromkeys(r['case'] for r in rows):
-        for fast in ('onednn', 'onednn-bf16'):
+        for fast in ('onednn', 'onednn-fixed', 'onednn-bf16'):
             if (case, fast) not in timed:
                 continue
             row: dict[str, Any] = {'case': case, 'variant': fast}
@@ -546,6 +621,12 @@ def run_case(case: str, variants: list[str], settings: tuple[int, float, int], c
              verbose: bool) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Times every variant of ``case``; returns the rows and the check's outcome."""
     name, train = CASES[case]
+    if 'onednn' in variants:
+        from catena_intel64 import calibration
+
+        # Forget the previous case's signatures: calibration decides the BLAS-backed
+        # functions of the signatures a process runs together (the file keeps them all).
+        calibration.clear()
     started = time.perf_counter()
     base = models.catena_model(name)
     print(f'{case}: model built in {time.perf_counter() - started:.1f} s', flush=True)
@@ -561,6 +642,12 @@ def run_case(case: str, variants: list[str], settings: tuple[int, float, int], c
                 runner = TorchRunner(base, name, train)
             else:
                 runner = CatenaRunner(base, name, train, variant)
+                if variant != 'generic' and runner.calibration:
+                    steps, status = runner.settle()
+                    row['calibration_steps'] = steps
+                    row['calibration'] = status._asdict()
+                    print(f'{case} [{variant}]: calibration settled after {steps} steps: '
+                          f'{status.describe()}', flush=True)
                 if variant != 'generic':
                     recorder = runner.step_recorded()
                     print_implementations(case, variant, recorder)
@@ -612,6 +699,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--json', metavar='PATH', help='write the results as JSON')
     parser.add_argument('-k', metavar='TEXT', help='only cases whose name contains TEXT')
     parser.add_argument('--no-torch', action='store_true', help='leave the torch variant out')
+    parser.add_argument('--fixed-rules', action='store_true',
+                        help='also time onednn-fixed: use_ideep=auto without calibration')
     parser.add_argument('--bf16', action=argparse.BooleanOptionalAction, default=None,
                         help='time the onednn-bf16 variant (default: when the ISA has bf16)')
     parser.add_argument('--repeats', type=int, help='timed repeats per variant')
@@ -680,6 +769,8 @@ def main(argv: list[str] | None = None) -> int:
         variants = ['generic']
         if reason is None:
             variants.append('onednn')
+            if args.fixed_rules:
+                variants.append('onednn-fixed')
             if with_bf16 and name in BF16_MODELS:
                 variants.append('onednn-bf16')
         if with_torch:

@@ -5,6 +5,10 @@ import os
 
 import pytest
 
+# catena-intel64 times oneDNN against NumPy under use_ideep='auto' and caches its
+# decisions per machine: tests keep them in memory, out of the user's cache folder.
+os.environ.setdefault('CATENA_IDEEP_CALIBRATION_CACHE', '0')
+
 _spec = importlib.util.spec_from_file_location(
     '_catena_loopback_server', os.path.join(os.path.dirname(__file__), '_loopback_server.py'))
 assert _spec is not None and _spec.loader is not None

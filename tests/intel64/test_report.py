@@ -97,13 +97,16 @@ def test_print_report_prints_a_table() -> None:
     report = _run(_model(), 'always')
     out = io.StringIO()
     report.print_report(file=out)
-    lines = out.getvalue().splitlines()
+    *lines, last = out.getvalue().splitlines()
     assert lines[0].split() == ['FunctionName', 'Implementation', 'Occurrence']
     rows = {line.split()[0]: line for line in lines[1:]}
     assert 'oneDNN convolution_2d (' in rows['Convolution2DFunction']
     assert rows['Convolution2DFunction'].endswith(' 1')
     assert rows['Softplus'].split()[1:] == [GENERIC, '1']
     assert len({len(line) for line in lines}) == 1  # aligned columns
+    # 'always' is not calibrated: no decision
+    assert last.startswith('oneDNN calibration: on; 0 decisions (0 oneDNN, 0 generic), ')
+    assert last.endswith('cache: none (in memory only) (0 decisions read)')
 
 
 def test_print_report_defaults_to_stdout(capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,8 +40,11 @@ def catena_runtime_info() -> list[str]:
         return [f'oneDNN: unavailable ({reason})']
     version = _dnnl.dnnl_version()
     commit = f' ({version.hash})' if version.hash else ''
+    from catena_intel64 import calibration
+
     return [f'oneDNN: {version}{commit}, CPU runtime {version.cpu_runtime}, '
-            f'ISA {_dnnl.effective_cpu_isa()} ({_dnnl.library_path()})']
+            f'ISA {_dnnl.effective_cpu_isa()} ({_dnnl.library_path()})',
+            calibration.status().describe()]
 
 
 @hookimpl
@@ -59,4 +62,6 @@ def catena_register_kernels() -> list[Any]:
 def catena_config_defaults() -> dict[str, Any]:
     import os
 
-    return {'ideep_fpmath_mode': os.environ.get('CATENA_IDEEP_FPMATH_MODE', 'strict')}
+    calibration = os.environ.get('CATENA_IDEEP_CALIBRATION', '1').strip().lower()
+    return {'ideep_fpmath_mode': os.environ.get('CATENA_IDEEP_FPMATH_MODE', 'strict'),
+            'ideep_calibration': calibration not in ('0', 'off', 'false', 'no')}

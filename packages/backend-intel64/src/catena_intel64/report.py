@@ -7,6 +7,7 @@ from collections import Counter
 from typing import Any, TextIO
 
 from catena import function_hook
+from catena_intel64 import calibration
 
 GENERIC = 'generic'
 """The implementation name of a function that catena's generic code computed."""
@@ -43,6 +44,7 @@ class KernelReport(function_hook.FunctionHook):
         FunctionName           Implementation                           Occurrence
         Convolution2DFunction  oneDNN convolution_2d (jit:avx512_core)           1
         Softplus               generic                                           1
+        oneDNN calibration: on; 0 decisions (0 oneDNN, 0 generic), 0 being timed; ...
     """
 
     name = 'KernelReport'
@@ -67,6 +69,13 @@ class KernelReport(function_hook.FunctionHook):
     def print_report(self, file: TextIO | None = None) -> None:
         """Prints a table of each function, the implementations that ran it and how often.
 
+        A last line tells whether oneDNN calibration is on, how many call
+        signatures it has decided and where its cache file is (see
+        :func:`catena_intel64.calibration.status`): under
+        ``use_ideep='auto'`` a function that has a oneDNN kernel may show
+        both implementations while its calls are being timed, then the one
+        calibration chose.
+
         Args:
             file: A writable text stream (default: the current standard
                 output).
@@ -80,6 +89,7 @@ class KernelReport(function_hook.FunctionHook):
         for row in rows:
             file.write(f'{row[0]:<{widths[0]}}  {row[1]:<{widths[1]}}  '
                        f'{row[2]:>{widths[2]}}\n')
+        file.write(calibration.status().describe() + '\n')
         flush = getattr(file, 'flush', None)
         if flush is not None:
             flush()

@@ -8,7 +8,8 @@ cover, so that the generic code runs instead. Every module named in
 :data:`MODULES` has ``registrations()``: ``(FunctionNode class, kernel)``
 pairs, or ``(FunctionNode class, kernel, auto_min_size)`` triples for kernels
 that decline every array smaller than that under ``use_ideep='auto'`` (the core
-then skips calling them).
+then skips calling them). Under ``'auto'`` what a kernel accepts is then
+calibrated per call signature (:mod:`catena_intel64._calibration`).
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ MODULES = (
 def all_kernels() -> list[Kernel]:
     """Returns every oneDNN kernel as a :class:`catena.backends.Kernel` record."""
     from catena.backends._numpy import CpuDevice
+    from catena_intel64._calibration import calibrated
 
     kernels = []
     for name in MODULES:
         module = importlib.import_module(f'{__name__}.{name}')
         for node_class, forward, *auto_min_size in module.registrations():
-            kernels.append(Kernel(node_class, CpuDevice, forward, 'use_ideep',
-                                  *auto_min_size))
+            kernels.append(Kernel(node_class, CpuDevice, calibrated(forward, node_class),
+                                  'use_ideep', *auto_min_size))
     return kernels

@@ -69,8 +69,9 @@ def concat(node: Any, inputs: tuple[Any, ...]) -> Any:
     return y,
 
 
-def registrations() -> list[tuple[type, Any]]:
+def registrations() -> list[tuple[type, Any, float]]:
     """The kernels of this module, by the FunctionNode class they implement."""
     from catena.functions.array import concat as nodes
 
-    return [(nodes.Concat, concat)]
+    # Under 'auto' the core then skips the kernel without calling it.
+    return [(nodes.Concat, concat, AUTO_MIN_BYTES)]
