@@ -19,6 +19,7 @@ engine in use and why.
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -69,17 +70,23 @@ def install(function_node: type, python_apply: Any) -> None:
     reason = f'{VARIABLE}={choice}'
 
 
+def _compiled_module() -> Any:
+    # import_module names the missing module where ``from catena import`` would
+    # blame a circular import (catena is still being imported).
+    return importlib.import_module('catena._cengine')
+
+
 def _compiled_apply(function_node: type, python_apply: Any) -> Any:
     import numpy
 
-    from catena import _cengine, _function_hooks, _quick_types  # type: ignore[attr-defined]
+    from catena import _function_hooks, _quick_types
     from catena.backends import _registry
     from catena.backends._kernel import Fallback
     from catena.configuration import flags
     from catena.variable import Variable
     from catena.variable_node import VariableNode, _dead_reference
 
-    return _cengine.install(
+    return _compiled_module().install(
         function_node=function_node, variable=Variable, variable_node=VariableNode,
         ndarray=numpy.ndarray, flags=flags, function_hooks=_function_hooks,
         registry=_registry, python_apply=python_apply, dead_reference=_dead_reference,
@@ -97,9 +104,7 @@ def operator(kind: str, node_class: type, python_operator: Any) -> Any:
     """
     if name != 'compiled':
         return python_operator
-    from catena import _cengine  # type: ignore[attr-defined]
-
-    return _cengine.operator(kind, node_class, python_operator)
+    return _compiled_module().operator(kind, node_class, python_operator)
 
 
 def backprop_loop(python_loop: Any) -> Any:
@@ -112,9 +117,9 @@ def backprop_loop(python_loop: Any) -> Any:
         return python_loop
     import heapq
 
-    from catena import _backprop, _cengine  # type: ignore[attr-defined]
+    from catena import _backprop
 
-    return _cengine.install_backprop(_backprop, heapq)
+    return _compiled_module().install_backprop(_backprop, heapq)
 
 
 def description() -> str:
