@@ -1135,6 +1135,21 @@ queue_creator(PyObject *creator, PyObject *heap, PyObject **ready, Py_ssize_t *o
     return 0;
 }
 
+/* Whether func created node (its creator_node); -1 on error. */
+static int
+creator_is(PyObject *node, PyObject *func)
+{
+    if (PyObject_TypeCheck(node, node_type)) {
+        return SLOT(node, node_creator) == func;
+    }
+    PyObject *creator = PyObject_GetAttr(node, s_creator_node);
+    if (creator == NULL) {
+        return -1;
+    }
+    Py_DECREF(creator);
+    return creator == func;
+}
+
 /* The gradients a function's outputs received: gys and the output nodes (new
  * references in *gys_out and *nodes_out), or 0 when none received one. */
 static int
@@ -1162,26 +1177,14 @@ output_gradients(PyObject *func, PyObject *grads, PyObject *owned, PyObject **gy
             goto error;
         }
         PyTuple_SET_ITEM(nodes, i, node);
-        PyObject *gy = NULL;
-        if (node != Py_None && PyObject_TypeCheck(node, node_type) &&
-            SLOT(node, node_creator) == func) {
-            gy = pop_gradient(grads, node);
-            if (gy == NULL) {
-                goto error;
-            }
+        /* An output that was unchained no longer passes gradients to func. */
+        int created = node != Py_None && creator_is(node, func);
+        if (created < 0) {
+            goto error;
         }
-        else if (node != Py_None && !PyObject_TypeCheck(node, node_type)) {
-            PyObject *creator = PyObject_GetAttr(node, s_creator_node);
-            if (creator == NULL) {
-                goto error;
-            }
-            Py_DECREF(creator);
-            if (creator == func) {
-                gy = pop_gradient(grads, node);
-                if (gy == NULL) {
-                    goto error;
-                }
-            }
+        PyObject *gy = created ? pop_gradient(grads, node) : NULL;
+        if (created && gy == NULL) {
+            goto error;
         }
         if (gy == NULL) {
             gy = Py_NewRef(Py_None);
