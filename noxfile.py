@@ -127,10 +127,14 @@ NUMPY_SPECS = {"2": "numpy>=2", "1.26": "numpy==1.26.*"}
 # The newest Python that NumPy 1.26 publishes wheels for.
 NUMPY_126_LAST_PYTHON = (3, 12)
 
-# CATENA_ENGINE=compiled fails at import when the C engine did not build.
+# CATENA_ENGINE=compiled fails at import when the C engine did not build; the
+# pool and the update steps must have built beside it.
 ENGINE_CHECK = (
-    "import catena._engine as e, catena; "
-    "assert e.name == '{engine}', e.description(); print('engine:', e.description())"
+    "import catena._engine as e, catena, catena._memory_pool as p; "
+    "from catena.optimizers import _fused as f; "
+    "assert e.name == '{engine}', e.description(); print('engine:', e.description()); "
+    "assert p.in_use(), p.description(); "
+    "assert (f._compiled is None) == (e.name == 'python'), f._compiled"
 )
 NO_PLUGIN_CHECK = (
     "import importlib.metadata as m; "

@@ -45,7 +45,8 @@ def test_info_with_installed_plugins():
                         'Engine: compiled (CATENA_ENGINE=compiled)',
                         'Engine: python (CATENA_ENGINE=python)') \
         or lines[2].startswith('Engine: python (the compiled engine cannot be used (')
-    assert lines[3].startswith(f'NumPy: {np.__version__} (BLAS')
+    assert lines[3].startswith(('CPU memory pool: keeps up to ', 'CPU memory pool: off ('))
+    assert lines[4].startswith(f'NumPy: {np.__version__} (BLAS')
     found = sections(lines)
     plugins = [PLUGIN_LINE.match(line) for line in found['Plugins']]
     assert all(plugins), found['Plugins']

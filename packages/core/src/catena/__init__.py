@@ -11,6 +11,7 @@ from typing import Any
 
 from catena import (
     _config_keys,
+    _memory_pool,
     backend,
     backends,
     dataset,
@@ -83,6 +84,7 @@ from catena.variable import Variable, as_array, as_variable
 sys.modules[__name__ + '.cuda'] = cuda
 
 _config_keys.apply(_config_keys.CORE_KEYS, global_config)
+_memory_pool.install()  # NumPy's data allocator from here on (CATENA_CPU_MEMORY_POOL)
 
 #: Set to True to silence the FutureWarning of experimental APIs
 #: (``catena.utils.experimental``); ``CATENA_DISABLE_EXPERIMENTAL_FEATURE_WARNING=1``

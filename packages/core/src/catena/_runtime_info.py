@@ -7,7 +7,7 @@ import sys
 from typing import Any, TextIO
 
 import catena
-from catena import _engine
+from catena import _engine, _memory_pool
 
 
 def _device_lines(verbose: bool) -> list[str]:
@@ -68,6 +68,7 @@ def runtime_info_lines(verbose: bool = False) -> list[str]:
         f'Python: {platform.python_version()} ({platform.python_implementation()}) '
         f'on {platform.platform()}',
         f'Engine: {_engine.description()}',
+        f'CPU memory pool: {_memory_pool.description()}',
     ]
     for name, plugin_lines in info:
         if name in builtin:

@@ -13,7 +13,7 @@ import numpy
 
 from catena import backend
 from catena.optimizer import GradientMethod, Hyperparameter, HyperparameterProxy, UpdateRule
-from catena.optimizers import _hyperparams
+from catena.optimizers import _fused, _hyperparams
 from catena.variable import Variable
 
 _default_hyperparam = Hyperparameter()
@@ -143,6 +143,11 @@ class AdamRule(_BiasCorrectedAlpha, UpdateRule):
                              'to 0')
         m = state['m']
         v = state['v']
+        if (not hp.amsgrad and not hp.adabound and work == data.dtype
+                and _fused.adam(data, m, v, grad, beta1=hp.beta1, beta2=hp.beta2,
+                                alpha_t=self.alpha_t, eps=hp.eps, eta=hp.eta,
+                                weight_decay_rate=hp.weight_decay_rate)):
+            return
 
         # One work buffer serves every intermediate.
         buf = xp.subtract(grad, m, dtype=work)

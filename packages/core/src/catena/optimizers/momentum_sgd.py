@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
-from catena.optimizers import _hyperparams
+from catena.optimizers import _fused, _hyperparams
 from catena.optimizers._arith import velocity_step
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
@@ -51,6 +51,8 @@ class MomentumSGDRule(optimizer.UpdateRule):
         hp = self.hyperparam
         v = self.state['v']  # type: ignore[index]
         data = param.array
+        if _fused.momentum_sgd(data, v, grad, hp.lr, hp.momentum):
+            return
         scalar = data.dtype.type
         xp = backend.get_array_module(data)
         step = xp.multiply(grad, scalar(hp.lr), out=self._step.like(grad))

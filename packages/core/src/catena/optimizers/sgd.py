@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from catena import backend, optimizer
-from catena.optimizers import _hyperparams
+from catena.optimizers import _fused, _hyperparams
 from catena.optimizers._scratch import ScratchBuffer
 from catena.variable import Variable
 
@@ -37,6 +37,8 @@ class SGDRule(optimizer.UpdateRule):
         if grad is None:
             return
         data = param.array
+        if _fused.sgd(data, grad, self.hyperparam.lr):
+            return
         xp = backend.get_array_module(data)
         step = xp.multiply(grad, data.dtype.type(self.hyperparam.lr),
                            out=self._step.like(grad))
