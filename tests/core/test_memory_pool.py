@@ -237,3 +237,17 @@ def test_the_runtime_report_names_the_pool():
 
     lines = _runtime_info.runtime_info_lines()
     assert f'CPU memory pool: {_memory_pool.description()}' in lines
+
+
+@needs_pool
+def test_a_block_leaves_after_the_requests_it_could_not_serve(pool):
+    stale_after = pool.stats()['stale_after']
+    assert stale_after >= 2
+    del_me = np.empty(LARGE, np.uint8)
+    del del_me
+    others = []
+    for index in range(stale_after):
+        others.append(np.empty(2 * LARGE + index * 4096, np.uint8))
+    assert pool.stats()['held_blocks'] == 1
+    others.append(np.empty(4 * LARGE, np.uint8))
+    assert pool.stats()['held_blocks'] == 0

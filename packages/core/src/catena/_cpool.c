@@ -8,6 +8,8 @@
  * 784-1000-1000-10 MLP that was 2,200 faults and about 15 % of the step.
  * Here a freed block of at least MIN_POOLED bytes waits in a small table and
  * serves the next request it fits (at most 1/8 larger), already mapped.
+ * A block leaves once STALE_AFTER requests that it could not serve have
+ * come, so leftovers that no step asks for again do not add to the peak.
  *
  * Every block carries a 16-byte header with its capacity, so freeing and
  * reallocating never rely on the size NumPy passes. Blocks below MIN_POOLED
@@ -29,11 +31,13 @@
 #define MIN_POOLED ((size_t)128 << 10)  /* below: malloc's own heap is fast */
 #define PAGE ((size_t)4096)
 #define MAX_SLOTS 128
+#define STALE_AFTER 4  /* misses a held block waits through */
 
 typedef struct {
     char *base;       /* what malloc returned; the data starts HEADER later */
     size_t capacity;  /* usable bytes after the header */
-    uint64_t age;     /* when it was freed, for eviction */
+    uint64_t age;     /* when it was freed (pool.clock), for eviction */
+    uint64_t misses_when_freed;
 } Slot;
 
 static struct {
@@ -55,12 +59,25 @@ static inline size_t pooled_capacity(size_t size)
     return (size + PAGE - 1) & ~(PAGE - 1);
 }
 
-/* Takes the smallest held block that fits `size` with at most 1/8 to spare. */
+static void remove_slot(int i)
+{
+    pool.held -= pool.slots[i].capacity;
+    pool.slots[i] = pool.slots[--pool.count];
+}
+
+/*
+ * Takes the smallest held block that fits `size` with at most 1/8 to spare.
+ * On a miss, blocks that have waited through STALE_AFTER misses leave: a
+ * training step asks again for what it freed, so its blocks are taken long
+ * before that, while leftovers (say, temporaries of initialization) would
+ * only add to the peak.
+ */
 static char *take(size_t size)
 {
     size_t most = size + size / 8;
     int best = -1;
-    char *base = NULL;
+    char *base = NULL, *stale[MAX_SLOTS];
+    int n_stale = 0;
     PyThread_acquire_lock(pool.lock, WAIT_LOCK);
     for (int i = 0; i < pool.count; i++) {
         size_t capacity = pool.slots[i].capacity;
@@ -70,13 +87,20 @@ static char *take(size_t size)
     }
     if (best >= 0) {
         base = pool.slots[best].base;
-        pool.held -= pool.slots[best].capacity;
-        pool.slots[best] = pool.slots[--pool.count];
+        remove_slot(best);
         pool.hits++;
     } else {
         pool.misses++;
+        for (int i = pool.count - 1; i >= 0; i--) {
+            if (pool.misses - pool.slots[i].misses_when_freed > STALE_AFTER) {
+                stale[n_stale++] = pool.slots[i].base;
+                remove_slot(i);
+            }
+        }
     }
     PyThread_release_lock(pool.lock);
+    for (int i = 0; i < n_stale; i++)
+        free(stale[i]);
     return base;
 }
 
@@ -106,10 +130,9 @@ static void give_back(char *base)
         while (pool.count > 0 && (pool.count == MAX_SLOTS || pool.held + capacity > pool.limit)) {
             int oldest = oldest_slot();
             evicted[n_evicted++] = pool.slots[oldest].base;
-            pool.held -= pool.slots[oldest].capacity;
-            pool.slots[oldest] = pool.slots[--pool.count];
+            remove_slot(oldest);
         }
-        pool.slots[pool.count++] = (Slot){base, capacity, ++pool.clock};
+        pool.slots[pool.count++] = (Slot){base, capacity, ++pool.clock, pool.misses};
         pool.held += capacity;
     }
     PyThread_release_lock(pool.lock);
@@ -223,8 +246,7 @@ static PyObject *py_set_limit(PyObject *self, PyObject *arg)
     while (pool.count > 0 && pool.held > pool.limit) {
         int oldest = oldest_slot();
         evicted[n_evicted++] = pool.slots[oldest].base;
-        pool.held -= pool.slots[oldest].capacity;
-        pool.slots[oldest] = pool.slots[--pool.count];
+        remove_slot(oldest);
     }
     PyThread_release_lock(pool.lock);
     for (int i = 0; i < n_evicted; i++)
@@ -245,13 +267,14 @@ static PyObject *py_stats(PyObject *self, PyObject *noargs)
     (void)self;
     (void)noargs;
     PyThread_acquire_lock(pool.lock, WAIT_LOCK);
-    result = Py_BuildValue("{s:n,s:n,s:n,s:K,s:K,s:n}",
+    result = Py_BuildValue("{s:n,s:n,s:n,s:K,s:K,s:n,s:i}",
                            "held_bytes", (Py_ssize_t)pool.held,
                            "held_blocks", (Py_ssize_t)pool.count,
                            "limit_bytes", (Py_ssize_t)pool.limit,
                            "hits", (unsigned long long)pool.hits,
                            "misses", (unsigned long long)pool.misses,
-                           "min_pooled_bytes", (Py_ssize_t)MIN_POOLED);
+                           "min_pooled_bytes", (Py_ssize_t)MIN_POOLED,
+                           "stale_after", STALE_AFTER);
     PyThread_release_lock(pool.lock);
     return result;
 }

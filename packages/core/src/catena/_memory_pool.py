@@ -6,8 +6,10 @@ kernel and maps them again, which costs a page fault per 4 KiB on every
 step. When catena is imported, :mod:`catena._cpool` becomes NumPy's data
 allocator (NEP 49) in the importing thread's context: a freed buffer of at
 least 128 KiB waits in a table of at most 128 blocks and serves the next
-request that it fits with at most 1/8 to spare. Smaller buffers go straight
-to ``malloc``.
+request that it fits with at most 1/8 to spare; a block leaves once four
+requests that it could not serve have come (a training step asks again for
+what it freed, other leftovers would only add to the peak). Smaller buffers
+go straight to ``malloc``.
 
 ``CATENA_CPU_MEMORY_POOL`` sets the most memory the pool keeps, in MiB
 (default 256; ``0`` leaves NumPy's allocator in place). The oldest block
@@ -81,15 +83,22 @@ def in_use() -> bool:
     return _module is not None
 
 
-def stats() -> dict[str, int]:
-    """The pool's counters: ``held_bytes``, ``held_blocks``, ``limit_bytes``, ``hits``, ``misses``.
+_STATS = ('held_bytes', 'held_blocks', 'limit_bytes', 'hits', 'misses', 'min_pooled_bytes',
+          'stale_after')
 
-    All zero when the pool is not in use.
+
+def stats() -> dict[str, int]:
+    """The pool's counters and constants.
+
+    ``held_bytes``, ``held_blocks``, ``limit_bytes``, ``hits`` and
+    ``misses`` (requests of pooled size that a held block served, or not),
+    ``min_pooled_bytes`` (smaller buffers go to ``malloc``) and
+    ``stale_after`` (the misses a held block waits through). All zero when
+    the pool is not in use.
     """
     if _module is None:
-        return dict.fromkeys(('held_bytes', 'held_blocks', 'limit_bytes', 'hits', 'misses'), 0)
+        return dict.fromkeys(_STATS, 0)
     counters: dict[str, int] = _module.stats()
-    counters.pop('min_pooled_bytes', None)
     return counters
 
 
