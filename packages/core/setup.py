@@ -2,10 +2,11 @@
 
 ``catena._cengine`` is the compiled engine, ``catena._cpool`` the pool that
 keeps freed large NumPy buffers for reuse, ``catena._cupdate`` the one-pass
-optimizer steps. All are optional: where they do not compile (no C
-compiler, no NumPy headers), catena installs with its pure-Python engine,
-NumPy's own allocator and NumPy update rules, and ``python -m catena info``
-says which run and why.
+optimizer steps, ``catena._cnorm`` batch normalization's per-channel loops.
+All are optional: where they do not compile (no C compiler, no NumPy
+headers), catena installs with its pure-Python engine, NumPy's own allocator
+and NumPy code throughout, and ``python -m catena info`` says which run and
+why.
 """
 
 from setuptools import Extension, setup
@@ -29,7 +30,7 @@ def _extensions() -> list[Extension]:
         return []
     return [Extension(f'catena.{name}', [f'src/catena/{name}.c'],
                       include_dirs=[numpy.get_include()], optional=True)
-            for name in ('_cengine', '_cpool', '_cupdate')]
+            for name in ('_cengine', '_cpool', '_cupdate', '_cnorm')]
 
 
 setup(ext_modules=_extensions(), cmdclass={'build_ext': _BuildExt})

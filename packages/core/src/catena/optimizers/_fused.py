@@ -11,22 +11,11 @@ order the NumPy code does.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
-from catena import _engine
+from catena import _compiled as compiled_kernels
 
-
-def _load() -> Any:
-    if _engine.requested() == 'python':
-        return None
-    try:
-        return importlib.import_module('catena._cupdate')
-    except ImportError:
-        return None
-
-
-_compiled = _load()
+_compiled = compiled_kernels.load('_cupdate')
 
 
 def sgd(param: Any, grad: Any, lr: float) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy
 
+from catena import _compiled
 from catena.functions.array.cast import Cast
 from catena.functions.array.reshape import reshape
 from catena.functions.array.transpose import transpose
@@ -227,6 +228,27 @@ def centered_statistics(xp: Any, x3: Any, dtype: Any) -> tuple[Any, Any, Any]:
     var = channel_dot(xp, xc, xc)
     var *= inv_m
     return xc, force_array(mean), force_array(var)
+
+
+_loops = _compiled.load('_cnorm')
+
+# Below this many elements per (sample, channel) row NumPy's broadcasting is as fast.
+_MIN_ROW = 4
+
+
+def compiled_loops(x3: Any, dtype: Any) -> Any:
+    """Returns :mod:`catena._cnorm` if it takes ``x3``, an ``(A, K, B)`` array, else None.
+
+    It takes NumPy arrays (not subclasses) of float32 or float64 computed in
+    ``dtype`` (their own), C-contiguous, with rows of at least four elements;
+    the per-channel arrays passed with ``x3`` must be C-contiguous vectors of
+    its dtype.
+    """
+    if (_loops is not None and type(x3) is numpy.ndarray and x3.dtype == dtype
+            and x3.dtype.type in (numpy.float32, numpy.float64) and x3.shape[2] >= _MIN_ROW
+            and x3.flags.c_contiguous):
+        return _loops
+    return None
 
 
 def inverse_std(xp: Any, var: Any, eps: float) -> Any:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy
+
 from catena import backend
 from catena.function_node import FunctionNode
 from catena.functions.array.broadcast import broadcast_to
@@ -97,11 +99,20 @@ class BatchNormalization(FunctionNode):
                 'this usually means a batch of one sample (or evaluation run with '
                 'catena.config.train=True).', UserWarning, stacklevel=4)
         dtype = _common.compute_dtype(x.dtype, gamma.dtype)
-        y, mean, var = _common.centered_statistics(xp, view.to3d(x), dtype)
-        inv_std = _common.inverse_std(xp, var, self.eps)
-        scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
-        _common.channel_op(xp, xp.multiply, y, scale, y)
-        _common.channel_op(xp, xp.add, y, beta.reshape(-1).astype(dtype, copy=False), y)
+        x3 = view.to3d(x)
+        shift = beta.reshape(-1).astype(dtype, copy=False)
+        loops = _common.compiled_loops(x3, dtype)
+        if loops is not None:
+            mean, var = loops.statistics(x3)
+            inv_std = _common.inverse_std(xp, var, self.eps)
+            scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
+            y = loops.normalize(x3, mean, scale, numpy.ascontiguousarray(shift))
+        else:
+            y, mean, var = _common.centered_statistics(xp, x3, dtype)
+            inv_std = _common.inverse_std(xp, var, self.eps)
+            scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
+            _common.channel_op(xp, xp.multiply, y, scale, y)
+            _common.channel_op(xp, xp.add, y, shift, y)
         self.mean, self.inv_std = mean, inv_std
         if self.running_mean is not None:
             self._update_running(xp, gamma, mean, var, view.m)
@@ -153,18 +164,26 @@ class BatchNormalizationGrad(FunctionNode):
         gy3 = view.to3d(gy)
         if gy3.dtype != dtype:
             gy3 = gy3.astype(dtype)
-        xc = _common.channel_op(xp, xp.subtract, view.to3d(x), mean,
-                                xp.empty(gy3.shape, dtype))
-        gbeta = _common.channel_sum(xp, gy3)
-        ggamma = _common.channel_dot(xp, gy3, xc) * inv_std
-        # gx = gamma * r * (gy - r * ggamma / m * (x - mean) - gbeta / m), assembled in
-        # xc's buffer without temporaries.
-        op = _common.channel_op
-        op(xp, xp.multiply, xc, inv_std * ggamma * -inv_m, xc)
-        xc += gy3
-        op(xp, xp.add, xc, gbeta * -inv_m, xc)
-        op(xp, xp.multiply, xc, gamma.reshape(-1).astype(dtype, copy=False) * inv_std, xc)
-        gx = view.from3d(xc.astype(x.dtype, copy=False))
+        x3 = view.to3d(x)
+        scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
+        # gx = gamma * r * (gy - r * ggamma / m * (x - mean) - gbeta / m)
+        loops = _common.compiled_loops(x3, dtype)
+        if loops is not None and gy3.flags.c_contiguous and type(gy3) is numpy.ndarray:
+            gbeta, ggamma = loops.gradient_sums(gy3, x3, mean)
+            ggamma *= inv_std
+            gx3 = loops.input_gradient(x3, mean, gy3, inv_std * ggamma * -inv_m,
+                                       gbeta * -inv_m, scale)
+        else:
+            # Assembled in xc's buffer without temporaries.
+            xc = gx3 = _common.channel_op(xp, xp.subtract, x3, mean, xp.empty(gy3.shape, dtype))
+            gbeta = _common.channel_sum(xp, gy3)
+            ggamma = _common.channel_dot(xp, gy3, xc) * inv_std
+            op = _common.channel_op
+            op(xp, xp.multiply, xc, inv_std * ggamma * -inv_m, xc)
+            xc += gy3
+            op(xp, xp.add, xc, gbeta * -inv_m, xc)
+            op(xp, xp.multiply, xc, scale, xc)
+        gx = view.from3d(gx3.astype(x.dtype, copy=False))
         return (gx, ggamma.astype(gamma.dtype).reshape(gamma.shape),
                 gbeta.astype(gamma.dtype).reshape(gamma.shape))
 
