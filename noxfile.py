@@ -128,14 +128,16 @@ NUMPY_SPECS = {"2": "numpy>=2", "1.26": "numpy==1.26.*"}
 NUMPY_126_LAST_PYTHON = (3, 12)
 
 # CATENA_ENGINE=compiled fails at import when the C engine did not build; the
-# pool, the update steps and the normalization loops must have built beside it.
+# pool and the compiled loops must have built beside it.
 ENGINE_CHECK = (
     "import catena._engine as e, catena, catena._memory_pool as p; "
     "from catena.optimizers import _fused as f; "
     "from catena.functions.normalization import _common as n; "
+    "from catena.functions.pooling import _window as w; "
     "assert e.name == '{engine}', e.description(); print('engine:', e.description()); "
     "assert p.in_use(), p.description(); "
-    "assert (f._compiled is None) == (n._loops is None) == (e.name == 'python')"
+    "assert (f._compiled is None) == (n._loops is None) == (w._loops is None) "
+    "== (e.name == 'python')"
 )
 NO_PLUGIN_CHECK = (
     "import importlib.metadata as m; "

@@ -2,7 +2,8 @@
 
 ``catena._cengine`` is the compiled engine, ``catena._cpool`` the pool that
 keeps freed large NumPy buffers for reuse, ``catena._cupdate`` the one-pass
-optimizer steps, ``catena._cnorm`` batch normalization's per-channel loops.
+optimizer steps, ``catena._cnorm`` batch normalization's per-channel loops,
+``catena._cpooling`` 2-D max pooling.
 All are optional: where they do not compile (no C compiler, no NumPy
 headers), catena installs with its pure-Python engine, NumPy's own allocator
 and NumPy code throughout, and ``python -m catena info`` says which run and
@@ -30,7 +31,7 @@ def _extensions() -> list[Extension]:
         return []
     return [Extension(f'catena.{name}', [f'src/catena/{name}.c'],
                       include_dirs=[numpy.get_include()], optional=True)
-            for name in ('_cengine', '_cpool', '_cupdate', '_cnorm')]
+            for name in ('_cengine', '_cpool', '_cupdate', '_cnorm', '_cpooling')]
 
 
 setup(ext_modules=_extensions(), cmdclass={'build_ext': _BuildExt})

@@ -18,10 +18,25 @@ from typing import Any
 
 import numpy
 
-from catena import backend
+from catena import _compiled, backend
 from catena.utils import conv
 
 Ints = Sequence[int]
+
+_loops = _compiled.load('_cpooling')
+_INDEX_TYPES = (numpy.int8, numpy.int16, numpy.int32)
+
+
+def _compiled_takes(*arrays: Any) -> bool:
+    """Whether :mod:`catena._cpooling` takes these 4-d arrays (2-d pooling).
+
+    The first must be float32 or float64; each must be a NumPy array (not a
+    subclass) and C-contiguous.
+    """
+    return (_loops is not None
+            and all(type(a) is numpy.ndarray and a.ndim == 4 and a.flags.c_contiguous
+                    for a in arrays)
+            and arrays[0].dtype.type in (numpy.float32, numpy.float64))
 
 
 def outsize(dims: Ints, ksize: Ints, stride: Ints, pad: Ints, cover_all: bool
@@ -83,6 +98,11 @@ def max_pool(x: Any, ksize: Ints, stride: Ints, pad: Ints, cover_all: bool,
     """
     xp = backend.get_array_module(x)
     outs = outsize(x.shape[2:], ksize, stride, pad, cover_all)
+    if _compiled_takes(x):
+        y = numpy.empty(x.shape[:2] + outs, x.dtype)
+        taps = numpy.empty(y.shape, index_dtype(math.prod(ksize))) if with_indexes else None
+        _loops.max_pool_2d(x, y, taps, *ksize, *stride, *pad)
+        return y, taps
     padded = _padded(x, pad, _extents(x.shape[2:], ksize, stride, pad, outs), -numpy.inf)
     views = _taps(ksize, stride, outs)
     y = padded[next(views)].copy()
@@ -116,6 +136,10 @@ def scatter(g: Any, indexes: Any, ksize: Ints, stride: Ints, pad: Ints, dims: In
     """
     xp = backend.get_array_module(g)
     outs = g.shape[2:]
+    if _compiled_takes(g, indexes) and indexes.dtype.type in _INDEX_TYPES:
+        gx = numpy.zeros(g.shape[:2] + tuple(dims), g.dtype)
+        _loops.max_pool_2d_grad(g, indexes, gx, *ksize, *stride, *pad)
+        return gx
     extents = _extents(dims, ksize, stride, pad, outs)
     overlapping = _overlapping(ksize, stride)
     buf = xp.zeros(g.shape[:2] + extents, dtype=g.dtype)

@@ -1,0 +1,198 @@
+/*
+ * catena._cpooling: 2-D max pooling and its gradient on CPU, one pass each.
+ *
+ * The NumPy code walks the window tap by tap, four passes over the output
+ * per tap. Here each output reads its window once. The results are the
+ * NumPy code's: positions outside the image read -inf, the index is the
+ * row-major tap of the first maximum, and a NaN in a window makes its
+ * maximum NaN without moving the index (NumPy's maximum and greater).
+ *
+ * Arrays: x and y float32 or float64 of one dtype, (n, c, h, w) and
+ * (n, c, out_h, out_w), C-contiguous; the indexes int8, int16 or int32 of
+ * y's shape. Anything else raises TypeError; catena.functions.pooling.
+ * _window checks before calling and otherwise runs its NumPy code.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
+#define NPY_TARGET_VERSION NPY_1_22_API_VERSION
+#include <numpy/arrayobject.h>
+
+typedef struct {
+    npy_intp planes, h, w, out_h, out_w;
+    int kh, kw, sy, sx, ph, pw;
+} Geometry;
+
+static int check(PyObject *o, const char *name, int floating, PyArrayObject **out)
+{
+    PyArrayObject *a = (PyArrayObject *)o;
+    int type;
+    if (Py_TYPE(o) != &PyArray_Type || PyArray_NDIM(a) != 4 || !PyArray_ISCARRAY(a)
+            || !PyArray_ISNOTSWAPPED(a)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a writable C-contiguous 4-d ndarray", name);
+        return -1;
+    }
+    type = PyArray_TYPE(a);
+    if (floating ? (type != NPY_FLOAT32 && type != NPY_FLOAT64)
+                 : (type != NPY_INT8 && type != NPY_INT16 && type != NPY_INT32)) {
+        PyErr_Format(PyExc_TypeError, "%s must be %s", name,
+                     floating ? "float32 or float64" : "int8, int16 or int32");
+        return -1;
+    }
+    *out = a;
+    return 0;
+}
+
+/* Checks that (image, pooled, indexes) agree; fills the geometry's sizes. */
+static int agree(PyArrayObject *image, PyArrayObject *pooled, PyArrayObject *indexes,
+                 Geometry *g)
+{
+    if (PyArray_TYPE(image) != PyArray_TYPE(pooled)
+            || PyArray_DIM(image, 0) != PyArray_DIM(pooled, 0)
+            || PyArray_DIM(image, 1) != PyArray_DIM(pooled, 1)
+            || (indexes != NULL && !PyArray_SAMESHAPE(indexes, pooled))) {
+        PyErr_SetString(PyExc_TypeError, "the arrays' shapes or dtypes do not agree");
+        return -1;
+    }
+    if (g->kh <= 0 || g->kw <= 0 || g->sy <= 0 || g->sx <= 0 || g->ph < 0 || g->pw < 0) {
+        PyErr_SetString(PyExc_ValueError, "ksize and stride must be positive, pad >= 0");
+        return -1;
+    }
+    g->planes = PyArray_DIM(image, 0) * PyArray_DIM(image, 1);
+    g->h = PyArray_DIM(image, 2);
+    g->w = PyArray_DIM(image, 3);
+    g->out_h = PyArray_DIM(pooled, 2);
+    g->out_w = PyArray_DIM(pooled, 3);
+    return 0;
+}
+
+#define MAX_POOL(T, I)                                                       \
+    for (npy_intp p = 0; p < g.planes; p++) {                                \
+        const T *plane = (const T *)PyArray_DATA(x) + p * g.h * g.w;         \
+        T *out = (T *)PyArray_DATA(y) + p * g.out_h * g.out_w;               \
+        I *taps = idx == NULL ? NULL : (I *)PyArray_DATA(idx) + p * g.out_h * g.out_w; \
+        for (npy_intp oy = 0; oy < g.out_h; oy++)                            \
+            for (npy_intp ox = 0; ox < g.out_w; ox++) {                      \
+                npy_intp top = oy * g.sy - g.ph, left = ox * g.sx - g.pw;    \
+                T best = 0;                                                  \
+                int best_tap = 0;                                            \
+                for (int i = 0; i < g.kh; i++) {                             \
+                    npy_intp iy = top + i;                                   \
+                    for (int j = 0; j < g.kw; j++) {                         \
+                        npy_intp ix = left + j;                              \
+                        T v = (iy >= 0 && iy < g.h && ix >= 0 && ix < g.w)   \
+                              ? plane[iy * g.w + ix] : (T)-INFINITY;         \
+                        if (i == 0 && j == 0)                                \
+                            best = v;                                        \
+                        else if (v > best) {                                 \
+                            best = v;                                        \
+                            best_tap = i * g.kw + j;                         \
+                        } else if (v != v) {                                 \
+                            best = v;                                        \
+                        }                                                    \
+                    }                                                        \
+                }                                                            \
+                out[oy * g.out_w + ox] = best;                               \
+                if (taps != NULL)                                            \
+                    taps[oy * g.out_w + ox] = (I)best_tap;                   \
+            }                                                                \
+    }
+
+#define BY_INDEX_TYPE(MACRO, T, type)                                        \
+    switch (type) {                                                          \
+    case NPY_INT8: MACRO(T, npy_int8) break;                                 \
+    case NPY_INT16: MACRO(T, npy_int16) break;                               \
+    default: MACRO(T, npy_int32) break;                                      \
+    }
+
+/* max_pool_2d(x, y, indexes or None, kh, kw, sy, sx, ph, pw): fills y (and indexes). */
+static PyObject *max_pool_2d(PyObject *self, PyObject *args)
+{
+    PyObject *x_object, *y_object, *idx_object;
+    PyArrayObject *x, *y, *idx = NULL;
+    Geometry g;
+    int index_type = NPY_INT32;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOiiiiii:max_pool_2d", &x_object, &y_object, &idx_object,
+                          &g.kh, &g.kw, &g.sy, &g.sx, &g.ph, &g.pw)
+            || check(x_object, "x", 1, &x) < 0 || check(y_object, "y", 1, &y) < 0
+            || (idx_object != Py_None && check(idx_object, "indexes", 0, &idx) < 0)
+            || agree(x, y, idx, &g) < 0)
+        return NULL;
+    if (idx != NULL)
+        index_type = PyArray_TYPE(idx);
+    Py_BEGIN_ALLOW_THREADS
+    if (PyArray_TYPE(x) == NPY_FLOAT32) {
+        BY_INDEX_TYPE(MAX_POOL, float, index_type)
+    } else {
+        BY_INDEX_TYPE(MAX_POOL, double, index_type)
+    }
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+#define MAX_POOL_GRAD(T, I)                                                  \
+    for (npy_intp p = 0; p < g.planes; p++) {                                \
+        T *plane = (T *)PyArray_DATA(gx) + p * g.h * g.w;                    \
+        const T *grad = (const T *)PyArray_DATA(gy) + p * g.out_h * g.out_w; \
+        const I *taps = (const I *)PyArray_DATA(idx) + p * g.out_h * g.out_w; \
+        for (npy_intp oy = 0; oy < g.out_h; oy++)                            \
+            for (npy_intp ox = 0; ox < g.out_w; ox++) {                      \
+                int tap = taps[oy * g.out_w + ox];                           \
+                npy_intp iy = oy * g.sy - g.ph + tap / g.kw;                 \
+                npy_intp ix = ox * g.sx - g.pw + tap % g.kw;                 \
+                if (tap >= 0 && tap < g.kh * g.kw && iy >= 0 && iy < g.h     \
+                        && ix >= 0 && ix < g.w)                              \
+                    plane[iy * g.w + ix] += grad[oy * g.out_w + ox];         \
+            }                                                                \
+    }
+
+/*
+ * max_pool_2d_grad(gy, indexes, gx, kh, kw, sy, sx, ph, pw): adds gy into gx
+ * (zeros) at the pixel each tap read; taps outside the window or the image
+ * add nothing.
+ */
+static PyObject *max_pool_2d_grad(PyObject *self, PyObject *args)
+{
+    PyObject *gy_object, *idx_object, *gx_object;
+    PyArrayObject *gy, *idx, *gx;
+    Geometry g;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOiiiiii:max_pool_2d_grad", &gy_object, &idx_object,
+                          &gx_object, &g.kh, &g.kw, &g.sy, &g.sx, &g.ph, &g.pw)
+            || check(gy_object, "gy", 1, &gy) < 0 || check(idx_object, "indexes", 0, &idx) < 0
+            || check(gx_object, "gx", 1, &gx) < 0 || agree(gx, gy, idx, &g) < 0)
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    if (PyArray_TYPE(gx) == NPY_FLOAT32) {
+        BY_INDEX_TYPE(MAX_POOL_GRAD, float, PyArray_TYPE(idx))
+    } else {
+        BY_INDEX_TYPE(MAX_POOL_GRAD, double, PyArray_TYPE(idx))
+    }
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"max_pool_2d", max_pool_2d, METH_VARARGS,
+     "max_pool_2d(x, y, indexes, kh, kw, sy, sx, ph, pw): the maxima into y, their taps "
+     "into indexes (or None)."},
+    {"max_pool_2d_grad", max_pool_2d_grad, METH_VARARGS,
+     "max_pool_2d_grad(gy, indexes, gx, kh, kw, sy, sx, ph, pw): adds each gy to the "
+     "pixel its tap read, in gx."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "catena._cpooling",
+    "2-D max pooling and its gradient on CPU, one pass each.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cpooling(void)
+{
+    import_array();
+    return PyModule_Create(&module);
+}
