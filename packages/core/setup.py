@@ -3,7 +3,7 @@
 ``catena._cengine`` is the compiled engine, ``catena._cpool`` the pool that
 keeps freed large NumPy buffers for reuse, ``catena._cupdate`` the one-pass
 optimizer steps, ``catena._cnorm`` batch normalization's per-channel loops,
-``catena._cpooling`` 2-D max pooling.
+``catena._cpooling`` 2-D max pooling's gradient.
 All are optional: where they do not compile (no C compiler, no NumPy
 headers), catena installs with its pure-Python engine, NumPy's own allocator
 and NumPy code throughout, and ``python -m catena info`` says which run and

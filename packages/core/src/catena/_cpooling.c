@@ -1,20 +1,18 @@
 /*
- * catena._cpooling: 2-D max pooling and its gradient on CPU, one pass each.
+ * catena._cpooling: the gradient of 2-D max pooling on CPU, in one pass.
  *
- * The NumPy code walks the window tap by tap, four passes over the output
- * per tap. Here each output reads its window once. The results are the
- * NumPy code's: positions outside the image read -inf, the index is the
- * row-major tap of the first maximum, and a NaN in a window makes its
- * maximum NaN without moving the index (NumPy's maximum and greater).
+ * The NumPy code scatters the output gradient tap by tap, two passes over
+ * the output per tap. Here each output adds its gradient to the pixel its
+ * tap read (the forward pass stays NumPy's: its tap-by-tap maxima are
+ * vectorized and beat a per-window loop).
  *
- * Arrays: x and y float32 or float64 of one dtype, (n, c, h, w) and
+ * Arrays: gx and gy float32 or float64 of one dtype, (n, c, h, w) and
  * (n, c, out_h, out_w), C-contiguous; the indexes int8, int16 or int32 of
- * y's shape. Anything else raises TypeError; catena.functions.pooling.
+ * gy's shape. Anything else raises TypeError; catena.functions.pooling.
  * _window checks before calling and otherwise runs its NumPy code.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <math.h>
 
 #define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
 #define NPY_TARGET_VERSION NPY_1_22_API_VERSION
@@ -68,70 +66,12 @@ static int agree(PyArrayObject *image, PyArrayObject *pooled, PyArrayObject *ind
     return 0;
 }
 
-#define MAX_POOL(T, I)                                                       \
-    for (npy_intp p = 0; p < g.planes; p++) {                                \
-        const T *plane = (const T *)PyArray_DATA(x) + p * g.h * g.w;         \
-        T *out = (T *)PyArray_DATA(y) + p * g.out_h * g.out_w;               \
-        I *taps = idx == NULL ? NULL : (I *)PyArray_DATA(idx) + p * g.out_h * g.out_w; \
-        for (npy_intp oy = 0; oy < g.out_h; oy++)                            \
-            for (npy_intp ox = 0; ox < g.out_w; ox++) {                      \
-                npy_intp top = oy * g.sy - g.ph, left = ox * g.sx - g.pw;    \
-                T best = 0;                                                  \
-                int best_tap = 0;                                            \
-                for (int i = 0; i < g.kh; i++) {                             \
-                    npy_intp iy = top + i;                                   \
-                    for (int j = 0; j < g.kw; j++) {                         \
-                        npy_intp ix = left + j;                              \
-                        T v = (iy >= 0 && iy < g.h && ix >= 0 && ix < g.w)   \
-                              ? plane[iy * g.w + ix] : (T)-INFINITY;         \
-                        if (i == 0 && j == 0)                                \
-                            best = v;                                        \
-                        else if (v > best) {                                 \
-                            best = v;                                        \
-                            best_tap = i * g.kw + j;                         \
-                        } else if (v != v) {                                 \
-                            best = v;                                        \
-                        }                                                    \
-                    }                                                        \
-                }                                                            \
-                out[oy * g.out_w + ox] = best;                               \
-                if (taps != NULL)                                            \
-                    taps[oy * g.out_w + ox] = (I)best_tap;                   \
-            }                                                                \
-    }
-
 #define BY_INDEX_TYPE(MACRO, T, type)                                        \
     switch (type) {                                                          \
     case NPY_INT8: MACRO(T, npy_int8) break;                                 \
     case NPY_INT16: MACRO(T, npy_int16) break;                               \
     default: MACRO(T, npy_int32) break;                                      \
     }
-
-/* max_pool_2d(x, y, indexes or None, kh, kw, sy, sx, ph, pw): fills y (and indexes). */
-static PyObject *max_pool_2d(PyObject *self, PyObject *args)
-{
-    PyObject *x_object, *y_object, *idx_object;
-    PyArrayObject *x, *y, *idx = NULL;
-    Geometry g;
-    int index_type = NPY_INT32;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOOiiiiii:max_pool_2d", &x_object, &y_object, &idx_object,
-                          &g.kh, &g.kw, &g.sy, &g.sx, &g.ph, &g.pw)
-            || check(x_object, "x", 1, &x) < 0 || check(y_object, "y", 1, &y) < 0
-            || (idx_object != Py_None && check(idx_object, "indexes", 0, &idx) < 0)
-            || agree(x, y, idx, &g) < 0)
-        return NULL;
-    if (idx != NULL)
-        index_type = PyArray_TYPE(idx);
-    Py_BEGIN_ALLOW_THREADS
-    if (PyArray_TYPE(x) == NPY_FLOAT32) {
-        BY_INDEX_TYPE(MAX_POOL, float, index_type)
-    } else {
-        BY_INDEX_TYPE(MAX_POOL, double, index_type)
-    }
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
-}
 
 #define MAX_POOL_GRAD(T, I)                                                  \
     for (npy_intp p = 0; p < g.planes; p++) {                                \
@@ -176,9 +116,6 @@ static PyObject *max_pool_2d_grad(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"max_pool_2d", max_pool_2d, METH_VARARGS,
-     "max_pool_2d(x, y, indexes, kh, kw, sy, sx, ph, pw): the maxima into y, their taps "
-     "into indexes (or None)."},
     {"max_pool_2d_grad", max_pool_2d_grad, METH_VARARGS,
      "max_pool_2d_grad(gy, indexes, gx, kh, kw, sy, sx, ph, pw): adds each gy to the "
      "pixel its tap read, in gx."},
@@ -187,7 +124,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "catena._cpooling",
-    "2-D max pooling and its gradient on CPU, one pass each.", -1, methods,
+    "The gradient of 2-D max pooling on CPU, in one pass.", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

@@ -28,7 +28,7 @@ _INDEX_TYPES = (numpy.int8, numpy.int16, numpy.int32)
 
 
 def _compiled_takes(*arrays: Any) -> bool:
-    """Whether :mod:`catena._cpooling` takes these 4-d arrays (2-d pooling).
+    """Whether :mod:`catena._cpooling` takes these 4-d arrays (2-d max pooling's gradient).
 
     The first must be float32 or float64; each must be a NumPy array (not a
     subclass) and C-contiguous.
@@ -98,11 +98,6 @@ def max_pool(x: Any, ksize: Ints, stride: Ints, pad: Ints, cover_all: bool,
     """
     xp = backend.get_array_module(x)
     outs = outsize(x.shape[2:], ksize, stride, pad, cover_all)
-    if _compiled_takes(x):
-        y = numpy.empty(x.shape[:2] + outs, x.dtype)
-        taps = numpy.empty(y.shape, index_dtype(math.prod(ksize))) if with_indexes else None
-        _loops.max_pool_2d(x, y, taps, *ksize, *stride, *pad)
-        return y, taps
     padded = _padded(x, pad, _extents(x.shape[2:], ksize, stride, pad, outs), -numpy.inf)
     views = _taps(ksize, stride, outs)
     y = padded[next(views)].copy()
