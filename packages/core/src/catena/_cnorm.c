@@ -67,6 +67,25 @@ static PyArrayObject *new_like(Shape *shape, int ndim)
     return (PyArrayObject *)PyArray_SimpleNew(ndim, dims, shape->type);
 }
 
+/*
+ * Two new per-channel arrays and a zeroed double accumulator of n_acc
+ * elements; NULL with an exception set (and nothing allocated) on failure.
+ */
+static double *two_vectors(Shape *s, PyArrayObject **first, PyArrayObject **second,
+                           npy_intp n_acc)
+{
+    double *acc = NULL;
+    *first = new_like(s, 1);
+    *second = *first == NULL ? NULL : new_like(s, 1);
+    if (*second != NULL && (acc = PyMem_Calloc(n_acc > 0 ? n_acc : 1, sizeof(double))) == NULL)
+        PyErr_NoMemory();
+    if (acc == NULL) {
+        Py_XDECREF(*first);
+        Py_XDECREF(*second);
+    }
+    return acc;
+}
+
 #define ROW(T, array, i, j) ((T *)PyArray_DATA(array) + ((i) * s.k + (j)) * s.b)
 #define VEC(T, array) ((T *)PyArray_DATA(array))
 
@@ -147,7 +166,7 @@ ROW_SUMS(double)
 static PyObject *statistics(PyObject *self, PyObject *args)
 {
     PyObject *x_object;
-    PyArrayObject *x, *mean = NULL, *var = NULL;
+    PyArrayObject *x, *mean, *var;
     Shape s = {0, 0, 0, NPY_NOTYPE};
     double *acc, m;
     (void)self;
@@ -155,15 +174,8 @@ static PyObject *statistics(PyObject *self, PyObject *args)
             || as_array(x_object, 3, "x", &s, &x) < 0)
         return NULL;
     m = (double)(s.a * s.b > 0 ? s.a * s.b : 1);
-    mean = new_like(&s, 1);
-    var = new_like(&s, 1);
-    acc = PyMem_Calloc(s.k > 0 ? s.k : 1, sizeof(double));
-    if (mean == NULL || var == NULL || acc == NULL) {
-        Py_XDECREF(mean);
-        Py_XDECREF(var);
-        PyMem_Free(acc);
-        return acc == NULL ? PyErr_NoMemory() : NULL;
-    }
+    if ((acc = two_vectors(&s, &mean, &var, s.k)) == NULL)
+        return NULL;
     Py_BEGIN_ALLOW_THREADS
     if (s.type == NPY_FLOAT32)
         STATISTICS(float)
@@ -237,7 +249,7 @@ static PyObject *normalize(PyObject *self, PyObject *args)
 static PyObject *gradient_sums(PyObject *self, PyObject *args)
 {
     PyObject *objects[3];
-    PyArrayObject *gy, *x, *mean, *sum_gy = NULL, *sum_gy_xc = NULL;
+    PyArrayObject *gy, *x, *mean, *sum_gy, *sum_gy_xc;
     Shape s = {0, 0, 0, NPY_NOTYPE};
     double *acc;
     (void)self;
@@ -246,15 +258,8 @@ static PyObject *gradient_sums(PyObject *self, PyObject *args)
             || as_array(objects[1], 3, "x", &s, &x) < 0
             || as_array(objects[2], 1, "mean", &s, &mean) < 0)
         return NULL;
-    sum_gy = new_like(&s, 1);
-    sum_gy_xc = new_like(&s, 1);
-    acc = PyMem_Calloc(s.k > 0 ? 2 * s.k : 1, sizeof(double));
-    if (sum_gy == NULL || sum_gy_xc == NULL || acc == NULL) {
-        Py_XDECREF(sum_gy);
-        Py_XDECREF(sum_gy_xc);
-        PyMem_Free(acc);
-        return acc == NULL ? PyErr_NoMemory() : NULL;
-    }
+    if ((acc = two_vectors(&s, &sum_gy, &sum_gy_xc, 2 * s.k)) == NULL)
+        return NULL;
     Py_BEGIN_ALLOW_THREADS
     if (s.type == NPY_FLOAT32)
         GRADIENT_SUMS(float)
