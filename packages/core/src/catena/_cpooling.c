@@ -23,13 +23,16 @@ typedef struct {
     int kh, kw, sy, sx, ph, pw;
 } Geometry;
 
-static int check(PyObject *o, const char *name, int floating, PyArrayObject **out)
+/* Checks one array; only a written one (`writable`) must be writable. */
+static int check(PyObject *o, const char *name, int floating, int writable,
+                 PyArrayObject **out)
 {
     PyArrayObject *a = (PyArrayObject *)o;
     int type;
-    if (Py_TYPE(o) != &PyArray_Type || PyArray_NDIM(a) != 4 || !PyArray_ISCARRAY(a)
-            || !PyArray_ISNOTSWAPPED(a)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a writable C-contiguous 4-d ndarray", name);
+    if (Py_TYPE(o) != &PyArray_Type || PyArray_NDIM(a) != 4 || !PyArray_ISCARRAY_RO(a)
+            || !PyArray_ISNOTSWAPPED(a) || (writable && !PyArray_ISWRITEABLE(a))) {
+        PyErr_Format(PyExc_TypeError, "%s must be a%s C-contiguous 4-d ndarray", name,
+                     writable ? " writable" : "");
         return -1;
     }
     type = PyArray_TYPE(a);
@@ -50,7 +53,7 @@ static int agree(PyArrayObject *image, PyArrayObject *pooled, PyArrayObject *ind
     if (PyArray_TYPE(image) != PyArray_TYPE(pooled)
             || PyArray_DIM(image, 0) != PyArray_DIM(pooled, 0)
             || PyArray_DIM(image, 1) != PyArray_DIM(pooled, 1)
-            || (indexes != NULL && !PyArray_SAMESHAPE(indexes, pooled))) {
+            || !PyArray_SAMESHAPE(indexes, pooled)) {
         PyErr_SetString(PyExc_TypeError, "the arrays' shapes or dtypes do not agree");
         return -1;
     }
@@ -102,8 +105,9 @@ static PyObject *max_pool_2d_grad(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOiiiiii:max_pool_2d_grad", &gy_object, &idx_object,
                           &gx_object, &g.kh, &g.kw, &g.sy, &g.sx, &g.ph, &g.pw)
-            || check(gy_object, "gy", 1, &gy) < 0 || check(idx_object, "indexes", 0, &idx) < 0
-            || check(gx_object, "gx", 1, &gx) < 0 || agree(gx, gy, idx, &g) < 0)
+            || check(gy_object, "gy", 1, 0, &gy) < 0
+            || check(idx_object, "indexes", 0, 0, &idx) < 0
+            || check(gx_object, "gx", 1, 1, &gx) < 0 || agree(gx, gy, idx, &g) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     if (PyArray_TYPE(gx) == NPY_FLOAT32) {

@@ -48,6 +48,18 @@ def test_the_gradient_matches_the_numpy_code(geometry, dtype, monkeypatch):
 
 
 @needs_loops
+def test_a_read_only_gradient_is_read(monkeypatch):
+    x = numpy.random.default_rng(3).standard_normal((1, 2, 6, 6)).astype(numpy.float32)
+    _, taps = _window.max_pool(x, (2, 2), (2, 2), (0, 0), False, True)
+    gy = numpy.ones(taps.shape, numpy.float32)
+    gy.flags.writeable = False
+    taps.flags.writeable = False
+    gx, gx_ref = _both(monkeypatch, _window.scatter, gy, taps, (2, 2), (2, 2), (0, 0), (6, 6))
+    numpy.testing.assert_array_equal(gx, gx_ref)
+    assert gx.sum() == gy.size
+
+
+@needs_loops
 def test_taps_outside_the_window_add_nothing(monkeypatch):
     gy = numpy.ones((1, 1, 2, 2), numpy.float32)
     taps = numpy.array([[[[0, 3], [-1, 4]]]], numpy.int8)  # 2x2 windows: taps 0..3

@@ -104,13 +104,13 @@ class BatchNormalization(FunctionNode):
         loops = _common.compiled_loops(x3, dtype)
         if loops is not None:
             mean, var = loops.statistics(x3)
-            inv_std = _common.inverse_std(xp, var, self.eps)
-            scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
+        else:
+            y, mean, var = _common.centered_statistics(xp, x3, dtype)  # y holds x - mean
+        inv_std = _common.inverse_std(xp, var, self.eps)
+        scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
+        if loops is not None:
             y = loops.normalize(x3, mean, scale, numpy.ascontiguousarray(shift))
         else:
-            y, mean, var = _common.centered_statistics(xp, x3, dtype)
-            inv_std = _common.inverse_std(xp, var, self.eps)
-            scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
             _common.channel_op(xp, xp.multiply, y, scale, y)
             _common.channel_op(xp, xp.add, y, shift, y)
         self.mean, self.inv_std = mean, inv_std
@@ -167,8 +167,8 @@ class BatchNormalizationGrad(FunctionNode):
         x3 = view.to3d(x)
         scale = gamma.reshape(-1).astype(dtype, copy=False) * inv_std
         # gx = gamma * r * (gy - r * ggamma / m * (x - mean) - gbeta / m)
-        loops = _common.compiled_loops(x3, dtype)
-        if loops is not None and gy3.flags.c_contiguous and type(gy3) is numpy.ndarray:
+        loops = _common.compiled_loops(x3, dtype) and _common.compiled_loops(gy3, dtype)
+        if loops is not None:
             gbeta, ggamma = loops.gradient_sums(gy3, x3, mean)
             ggamma *= inv_std
             gx3 = loops.input_gradient(x3, mean, gy3, inv_std * ggamma * -inv_m,
